@@ -1,0 +1,206 @@
+//! The guest side of the WIT contract: bindings, the `Provider` trait and the
+//! export macro.
+
+/// Bindings generated from `wit/v0.1.0` (`skillhost:provider@0.1.0`).
+#[allow(missing_docs, clippy::all)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../wit/v0.1.0",
+        world: "skill-provider",
+        pub_export_macro: true,
+        export_macro_name: "__export_skill_provider_world",
+        default_bindings_module: "::skillhost_guest_sdk::bindings",
+    });
+}
+
+pub use bindings::skillhost::provider::types::{
+    ChangeEvent, ChangeKind, Diagnostic, Frontmatter as WitFrontmatter, InvocationContext,
+    Observation, ProviderConfig, ProviderError, Resource, Severity, SkillDocument, SkillEntry,
+};
+
+/// The host's functions, callable from any provider export.
+pub mod host {
+    pub use super::bindings::skillhost::provider::host::{
+        LogLevel, WatchRefusal, invalidate_provider, log, unwatch, watch,
+    };
+}
+
+use crate::frontmatter::{Context, Finding, Frontmatter};
+
+/// What a skill provider implements. One value lives for the lifetime of the
+/// component instance, so it can keep state (parsed entries, ETags) between
+/// calls. Only `init`, `snapshot` and `load` are required.
+pub trait Provider: Sized + 'static {
+    /// Builds the provider from the host's configuration.
+    fn init(config: ProviderConfig) -> Result<Self, ProviderError>;
+
+    /// Lists the skills the provider sees now.
+    fn snapshot(&mut self) -> Observation;
+
+    /// Reads a skill again from its source and returns it with its body.
+    fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError>;
+
+    /// Lists every file of a skill with its size and digest.
+    fn list_resources(&mut self, name: &str) -> Result<Vec<Resource>, ProviderError> {
+        Err(ProviderError::Unsupported(format!(
+            "list-resources of {name:?}: this provider does not list resources"
+        )))
+    }
+
+    /// Reads one file of a skill, relative to its base folder.
+    fn read_resource(&mut self, name: &str, path: &str) -> Result<Vec<u8>, ProviderError> {
+        Err(ProviderError::Unsupported(format!(
+            "read-resource {path:?} of {name:?}: this provider does not serve resources"
+        )))
+    }
+
+    /// Reacts to changes the host saw. The default assumes any change may
+    /// alter the catalog.
+    fn on_change(&mut self, events: Vec<ChangeEvent>) {
+        if !events.is_empty() {
+            host::invalidate_provider();
+        }
+    }
+
+    /// Reacts to the agent's own writes. The default assumes any write may
+    /// alter the catalog.
+    fn observe(&mut self, paths: Vec<String>) {
+        if !paths.is_empty() {
+            host::invalidate_provider();
+        }
+    }
+}
+
+/// Converts the shared parser's frontmatter into the WIT record.
+pub fn to_wit_frontmatter(f: Frontmatter) -> WitFrontmatter {
+    WitFrontmatter {
+        raw: f.raw,
+        name: f.name,
+        description: f.description,
+        when_to_use: f.when_to_use,
+        argument_hint: f.argument_hint,
+        context: match f.context {
+            Context::Inline => InvocationContext::Inline,
+            Context::Fork => InvocationContext::Fork,
+        },
+        model: f.model,
+        effort: f.effort,
+        allowed_tools: f.allowed_tools,
+        user_invocable: f.user_invocable,
+        disable_model_invocation: f.disable_model_invocation,
+        paths: f.paths,
+        aliases: f.aliases,
+        version: f.version,
+        agent: f.agent,
+        pinned: f.pinned,
+        license: f.license,
+        compatibility: f.compatibility,
+        metadata: f.metadata,
+    }
+}
+
+/// Turns a parser finding about `path` into a WIT diagnostic.
+pub fn to_wit_diagnostic(path: &str, severity: Severity, finding: Finding) -> Diagnostic {
+    Diagnostic {
+        severity,
+        path: path.to_string(),
+        line: finding.line,
+        field: finding.field,
+        message: finding.message,
+    }
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::bindings::exports::skillhost::provider::provider::Guest;
+    use crate::{Observation, ProviderError, Severity, to_wit_diagnostic};
+    use crate::frontmatter::Finding;
+
+    /// What a call before `init` gets.
+    pub fn not_initialised() -> ProviderError {
+        ProviderError::Invalid("the provider was called before init".to_string())
+    }
+
+    /// The observation returned when `snapshot` is called before `init`.
+    pub fn uninitialised_observation() -> Observation {
+        Observation {
+            skills: Vec::new(),
+            diagnostics: vec![to_wit_diagnostic(
+                "",
+                Severity::Error,
+                Finding {
+                    line: None,
+                    field: None,
+                    message: "the provider was called before init".to_string(),
+                },
+            )],
+            complete: false,
+        }
+    }
+}
+
+/// Exports a [`Provider`] implementation as the component's `provider`
+/// interface. Use it once, at the crate root of a `cdylib` built for
+/// `wasm32-wasip2`.
+#[macro_export]
+macro_rules! export_provider {
+    ($provider:ty) => {
+        const _: () = {
+            use $crate::Provider as _;
+            use ::std::cell::RefCell;
+
+            ::std::thread_local! {
+                static INSTANCE: RefCell<Option<$provider>> = const { RefCell::new(None) };
+            }
+
+            fn with<R>(
+                missing: impl FnOnce() -> R,
+                f: impl FnOnce(&mut $provider) -> R,
+            ) -> R {
+                INSTANCE.with(|cell| match cell.borrow_mut().as_mut() {
+                    Some(p) => f(p),
+                    None => missing(),
+                })
+            }
+
+            struct Adapter;
+
+            impl $crate::__private::Guest for Adapter {
+                fn init(config: $crate::ProviderConfig) -> Result<(), $crate::ProviderError> {
+                    let provider = <$provider as $crate::Provider>::init(config)?;
+                    INSTANCE.with(|cell| *cell.borrow_mut() = Some(provider));
+                    Ok(())
+                }
+                fn snapshot() -> $crate::Observation {
+                    with($crate::__private::uninitialised_observation, |p| p.snapshot())
+                }
+                fn load(name: String) -> Result<$crate::SkillDocument, $crate::ProviderError> {
+                    with(|| Err($crate::__private::not_initialised()), |p| p.load(&name))
+                }
+                fn list_resources(
+                    name: String,
+                ) -> Result<Vec<$crate::Resource>, $crate::ProviderError> {
+                    with(|| Err($crate::__private::not_initialised()), |p| {
+                        p.list_resources(&name)
+                    })
+                }
+                fn read_resource(
+                    name: String,
+                    path: String,
+                ) -> Result<Vec<u8>, $crate::ProviderError> {
+                    with(|| Err($crate::__private::not_initialised()), |p| {
+                        p.read_resource(&name, &path)
+                    })
+                }
+                fn on_change(events: Vec<$crate::ChangeEvent>) {
+                    with(|| (), |p| p.on_change(events))
+                }
+                fn observe(paths: Vec<String>) {
+                    with(|| (), |p| p.observe(paths))
+                }
+            }
+
+            $crate::bindings::__export_skill_provider_world!(Adapter with_types_in $crate::bindings);
+        };
+    };
+}

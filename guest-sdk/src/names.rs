@@ -1,0 +1,120 @@
+//! Which skill names are safe to use as identifiers.
+//!
+//! A skill name ends up in slash commands, tool arguments, `skill://` URIs and
+//! file paths, so the lenient loader still refuses names that could escape a
+//! folder, break a line-oriented listing or impersonate a remote namespace.
+
+/// Longest accepted name, in characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// Why a name is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnsafeName {
+    /// The name is empty (or only whitespace).
+    Empty,
+    /// The name has more than [`MAX_NAME_CHARS`] characters.
+    TooLong(usize),
+    /// The name contains a path separator.
+    PathSeparator(char),
+    /// The name is `.` or `..`.
+    DotSegment,
+    /// The name contains a control character (newline, NUL, tab, ...).
+    ControlCharacter(char),
+    /// The name contains `:`, reserved for remote namespaces (`origin:name`).
+    NamespaceSeparator,
+    /// The name starts or ends with whitespace.
+    SurroundingWhitespace,
+}
+
+impl std::fmt::Display for UnsafeName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnsafeName::Empty => write!(f, "name is empty"),
+            UnsafeName::TooLong(n) => {
+                write!(f, "name has {n} characters, more than {MAX_NAME_CHARS}")
+            }
+            UnsafeName::PathSeparator(c) => {
+                write!(f, "name contains the path separator {c:?}")
+            }
+            UnsafeName::DotSegment => write!(f, "name is a relative path segment"),
+            UnsafeName::ControlCharacter(c) => {
+                write!(f, "name contains the control character {c:?}")
+            }
+            UnsafeName::NamespaceSeparator => {
+                write!(f, "name contains ':', which is reserved for namespaces")
+            }
+            UnsafeName::SurroundingWhitespace => {
+                write!(f, "name starts or ends with whitespace")
+            }
+        }
+    }
+}
+
+impl std::error::Error for UnsafeName {}
+
+/// Checks that `name` is safe to use as a skill identifier.
+pub fn check_name(name: &str) -> Result<(), UnsafeName> {
+    if name.trim().is_empty() {
+        return Err(UnsafeName::Empty);
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(UnsafeName::ControlCharacter(c));
+    }
+    if name.trim() != name {
+        return Err(UnsafeName::SurroundingWhitespace);
+    }
+    let count = name.chars().count();
+    if count > MAX_NAME_CHARS {
+        return Err(UnsafeName::TooLong(count));
+    }
+    if let Some(c) = name.chars().find(|c| matches!(c, '/' | '\\')) {
+        return Err(UnsafeName::PathSeparator(c));
+    }
+    if name == "." || name == ".." {
+        return Err(UnsafeName::DotSegment);
+    }
+    if name.contains(':') {
+        return Err(UnsafeName::NamespaceSeparator);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_ordinary_names_including_non_ascii() {
+        for name in ["pdf", "writing-plans", "Deploy Helper", "文献综述", "a_b.c"] {
+            assert_eq!(check_name(name), Ok(()), "{name}");
+        }
+    }
+
+    #[test]
+    fn refuses_traversal_and_separators() {
+        assert_eq!(check_name("../../x"), Err(UnsafeName::PathSeparator('/')));
+        assert_eq!(check_name("a\\b"), Err(UnsafeName::PathSeparator('\\')));
+        assert_eq!(check_name(".."), Err(UnsafeName::DotSegment));
+    }
+
+    #[test]
+    fn refuses_control_characters() {
+        assert_eq!(
+            check_name("a\nb"),
+            Err(UnsafeName::ControlCharacter('\n'))
+        );
+        assert_eq!(
+            check_name("a\0b"),
+            Err(UnsafeName::ControlCharacter('\0'))
+        );
+    }
+
+    #[test]
+    fn refuses_long_empty_and_namespaced_names() {
+        assert_eq!(check_name(&"a".repeat(65)), Err(UnsafeName::TooLong(65)));
+        assert_eq!(check_name(&"é".repeat(64)), Ok(()));
+        assert_eq!(check_name(" "), Err(UnsafeName::Empty));
+        assert_eq!(check_name("corp:deploy"), Err(UnsafeName::NamespaceSeparator));
+        assert_eq!(check_name(" x"), Err(UnsafeName::SurroundingWhitespace));
+    }
+}

@@ -1,0 +1,276 @@
+//! `skillhost bench`: the sandboxed local provider against a native scan
+//! with the same parser, measured in one run, interleaved.
+//!
+//! - cold: a fresh provider instance's first snapshot (instantiation, `init`,
+//!   scan, parse, crossing the boundary, validation, merge) against a native
+//!   scan of the same tree;
+//! - warm: after one file of the N changed and its provider was invalidated,
+//!   the registry's next snapshot against the same native full scan.
+
+use crate::Runtime;
+use crate::error::Error;
+use crate::registry::Registry;
+use skillhost_guest_sdk::frontmatter::{
+    Frontmatter, MAX_DOCUMENT_BYTES, parse_document, starts_with_frontmatter,
+};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What to measure.
+#[derive(Debug, Clone, Copy)]
+pub struct BenchOptions {
+    /// Skills in the generated tree.
+    pub skills: usize,
+    /// Timed rounds (each runs all four measurements).
+    pub rounds: usize,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            skills: 1000,
+            rounds: 21,
+        }
+    }
+}
+
+/// Every timing of one run.
+#[derive(Debug, Clone, Default)]
+pub struct BenchReport {
+    /// Skills in the tree.
+    pub skills: usize,
+    /// Rounds timed.
+    pub rounds: usize,
+    /// Fresh provider, first snapshot.
+    pub cold_sandboxed: Vec<Duration>,
+    /// Native scan, same parser.
+    pub cold_native: Vec<Duration>,
+    /// Snapshot after one changed file and an invalidation.
+    pub warm_sandboxed: Vec<Duration>,
+    /// Native full scan at the same moment.
+    pub warm_native: Vec<Duration>,
+}
+
+/// The median of `samples` (zero when empty).
+pub fn median(samples: &[Duration]) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+impl BenchReport {
+    /// Median sandboxed / median native, cold.
+    pub fn cold_ratio(&self) -> f64 {
+        ratio(median(&self.cold_sandboxed), median(&self.cold_native))
+    }
+
+    /// Median sandboxed / median native, warm.
+    pub fn warm_ratio(&self) -> f64 {
+        ratio(median(&self.warm_sandboxed), median(&self.warm_native))
+    }
+
+    /// The human-readable report; the ratio line comes last.
+    pub fn render(&self) -> String {
+        format!(
+            "skillhost bench: {} skills, {} rounds interleaved, medians\n\
+             cold  sandboxed {:>9.3} ms   native {:>9.3} ms\n\
+             warm  sandboxed {:>9.3} ms   native {:>9.3} ms\n\
+             ratio sandboxed/native: cold {:.2} warm {:.2}\n",
+            self.skills,
+            self.rounds,
+            ms(median(&self.cold_sandboxed)),
+            ms(median(&self.cold_native)),
+            ms(median(&self.warm_sandboxed)),
+            ms(median(&self.warm_native)),
+            self.cold_ratio(),
+            self.warm_ratio(),
+        )
+    }
+
+    /// The JSON of `skillhost bench --json` (milliseconds).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "skills": self.skills,
+            "rounds": self.rounds,
+            "cold": {"sandboxed_ms": ms(median(&self.cold_sandboxed)), "native_ms": ms(median(&self.cold_native)), "ratio": self.cold_ratio()},
+            "warm": {"sandboxed_ms": ms(median(&self.warm_sandboxed)), "native_ms": ms(median(&self.warm_native)), "ratio": self.warm_ratio()},
+        })
+    }
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    if b.is_zero() {
+        return f64::INFINITY;
+    }
+    a.as_secs_f64() / b.as_secs_f64()
+}
+
+/// Writes `count` generated bundle skills into `root`.
+pub fn generate_tree(root: &Path, count: usize) -> Result<(), Error> {
+    for i in 0..count {
+        let dir = root.join(format!("skill-{i:05}"));
+        std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        write(&dir.join("SKILL.md"), &document(i, "first"))?;
+        if i % 10 == 0 {
+            let refs = dir.join("references");
+            std::fs::create_dir_all(&refs).map_err(|source| Error::Io {
+                path: refs.clone(),
+                source,
+            })?;
+            write(&refs.join("notes.md"), "# Notes\n\nSupporting material.\n")?;
+        }
+    }
+    Ok(())
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Error> {
+    std::fs::write(path, text).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn document(i: usize, variant: &str) -> String {
+    let body = "Follow the steps below, checking each result before moving on. \
+                Prefer small, verifiable changes and explain trade-offs briefly.\n"
+        .repeat(20);
+    format!(
+        "---\nname: skill-{i:05}\ndescription: Use when working on generated task {i} ({variant}) - \
+         exercises the catalog with a realistic one-sentence description.\n\
+         when_to_use: When the user mentions task {i}\nallowed-tools: Read, Grep, Bash(git:*)\n\
+         metadata:\n  author: bench\n  version: \"1.0\"\n---\n# Skill {i}\n\n{body}"
+    )
+}
+
+/// A native scan mirroring the local provider: list the root, stat and read
+/// each document, parse it with the same parser.
+pub fn native_scan(root: &Path) -> Vec<Frontmatter> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else { continue };
+        let (doc, default_name, flat) = if kind.is_dir() {
+            (entry.path().join("SKILL.md"), name.clone(), false)
+        } else if let Some(stem) = name.strip_suffix(".md") {
+            (entry.path(), stem.to_string(), true)
+        } else {
+            continue;
+        };
+        let Ok(meta) = std::fs::metadata(&doc) else { continue };
+        if meta.len() > MAX_DOCUMENT_BYTES {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&doc) else { continue };
+        if flat && !starts_with_frontmatter(&bytes) {
+            continue;
+        }
+        if let Ok(parsed) = parse_document(&bytes, &default_name) {
+            out.push(parsed.frontmatter);
+        }
+    }
+    out
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (Duration, T) {
+    let start = Instant::now();
+    let out = f();
+    (start.elapsed(), out)
+}
+
+/// Runs the benchmark on a fresh temporary tree.
+pub fn run(runtime: &Runtime, options: BenchOptions) -> Result<BenchReport, Error> {
+    let dir = tempfile::tempdir().map_err(|source| Error::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let root = dir.path().join("skills");
+    generate_tree(&root, options.skills)?;
+    // Compile (or load from the cache) once, outside the timings.
+    runtime.local_component()?;
+
+    let warm_registry = Registry::new();
+    let warm_provider = runtime.local_provider(&root)?;
+    warm_registry.add(warm_provider.clone());
+    check(warm_registry.snapshot().skills.len(), options.skills, "warm-up snapshot")?;
+    check(native_scan(&root).len(), options.skills, "warm-up native scan")?;
+
+    let mut report = BenchReport {
+        skills: options.skills,
+        rounds: options.rounds,
+        ..Default::default()
+    };
+    let changing = options.skills / 2;
+    for round in 0..options.rounds {
+        let cold_sandboxed = || -> Result<Duration, Error> {
+            let (elapsed, found) = timed(|| -> Result<usize, Error> {
+                let registry = Registry::new();
+                registry.add(runtime.local_provider(&root)?);
+                Ok(registry.snapshot().skills.len())
+            });
+            check(found?, options.skills, "cold snapshot")?;
+            Ok(elapsed)
+        };
+        let native = || -> Result<Duration, Error> {
+            let (elapsed, found) = timed(|| native_scan(&root).len());
+            check(found, options.skills, "native scan")?;
+            Ok(elapsed)
+        };
+        if round % 2 == 0 {
+            report.cold_sandboxed.push(cold_sandboxed()?);
+            report.cold_native.push(native()?);
+        } else {
+            report.cold_native.push(native()?);
+            report.cold_sandboxed.push(cold_sandboxed()?);
+        }
+
+        let variant = format!("round {round}");
+        let doc = root.join(format!("skill-{changing:05}")).join("SKILL.md");
+        write(&doc, &document(changing, &variant))?;
+        warm_registry.invalidate_provider(&warm_provider);
+        let warm = || -> Result<Duration, Error> {
+            let (elapsed, catalog) = timed(|| warm_registry.snapshot());
+            let seen = catalog
+                .get(&format!("skill-{changing:05}"))
+                .and_then(|s| s.description())
+                .is_some_and(|d| d.contains(&variant));
+            if !seen {
+                return Err(Error::Bench(
+                    "the warm snapshot missed the changed description".to_string(),
+                ));
+            }
+            Ok(elapsed)
+        };
+        if round % 2 == 0 {
+            report.warm_sandboxed.push(warm()?);
+            report.warm_native.push(native()?);
+        } else {
+            report.warm_native.push(native()?);
+            report.warm_sandboxed.push(warm()?);
+        }
+    }
+    Ok(report)
+}
+
+fn check(found: usize, expected: usize, what: &str) -> Result<(), Error> {
+    if found == expected {
+        return Ok(());
+    }
+    Err(Error::Bench(format!(
+        "{what} found {found} skills, expected {expected}"
+    )))
+}

@@ -1,0 +1,9 @@
+//! Host-side bindings of the provider contract (`wit/v0.1.0`).
+
+wasmtime::component::bindgen!({
+    path: "../wit/v0.1.0",
+    world: "skill-provider",
+});
+
+pub use skillhost::provider::host as imports;
+pub use skillhost::provider::types;

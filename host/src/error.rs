@@ -1,0 +1,82 @@
+//! The library's error type.
+
+use crate::sandbox::Fault;
+use std::path::PathBuf;
+
+/// What a provider said went wrong, by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderErrorKind {
+    /// No such skill or resource.
+    NotFound,
+    /// The skill's file now declares another name (SPEC C7).
+    NameMismatch,
+    /// The source exists but is malformed.
+    Invalid,
+    /// Reading the source failed.
+    Io,
+    /// The provider does not support the operation.
+    Unsupported,
+}
+
+/// Everything the skillhost library can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// wasmtime could not be set up.
+    #[error("wasmtime engine: {0}")]
+    Engine(String),
+    /// A component could not be compiled or does not fit the contract.
+    #[error("{0}")]
+    Component(String),
+    /// No skill has that name.
+    #[error("no skill named {name:?}; available: {available}")]
+    UnknownSkill {
+        /// The name asked for.
+        name: String,
+        /// The names that exist, comma-separated (or "none").
+        available: String,
+    },
+    /// A provider call failed inside the sandbox.
+    #[error("provider {provider} failed ({fault})")]
+    Fault {
+        /// The provider's id.
+        provider: String,
+        /// What happened.
+        fault: Fault,
+    },
+    /// A provider answered with an error.
+    #[error("provider {provider}: {message}")]
+    Provider {
+        /// The provider's id.
+        provider: String,
+        /// The kind of error.
+        kind: ProviderErrorKind,
+        /// The provider's explanation.
+        message: String,
+    },
+    /// A provider returned data that breaks the contract.
+    #[error("provider {provider} returned invalid data: {message}")]
+    Boundary {
+        /// The provider's id.
+        provider: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The benchmark saw a wrong result (the timing would be meaningless).
+    #[error("bench: {0}")]
+    Bench(String),
+    /// A host file operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file concerned.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub(crate) fn engine(e: impl std::fmt::Display) -> Self {
+        Error::Engine(e.to_string())
+    }
+}

@@ -1,0 +1,115 @@
+//! skillhost: serves agent skills from sandboxed WebAssembly providers.
+//!
+//! The host runs the registry, invalidation and catalog; every provider is a
+//! component behind the `skillhost:provider@0.1.0` WIT contract, running in
+//! wasmtime with only what it was granted.
+//!
+//! ```no_run
+//! use skillhost::Runtime;
+//!
+//! let runtime = Runtime::new()?;
+//! let registry = runtime.registry_for_roots(&["examples/skills".into()])?;
+//! let catalog = registry.snapshot();
+//! for skill in &catalog.skills {
+//!     println!("{}: {}", skill.name(), skill.description().unwrap_or(""));
+//! }
+//! let doc = registry.load("writing-skills")?;
+//! println!("{}", doc.body);
+//! # Ok::<(), skillhost::Error>(())
+//! ```
+
+pub mod bench;
+mod bindings;
+pub mod boundary;
+pub mod builtin;
+pub mod capabilities;
+pub mod compile_cache;
+pub mod engine;
+pub mod error;
+mod host_api;
+pub mod model;
+pub mod provider;
+pub mod registry;
+pub mod roots;
+pub mod sandbox;
+pub mod validate;
+
+pub use error::Error;
+pub use model::{Catalog, Diagnostic, Severity, Skill, SkillDocument};
+pub use provider::{Provider, ProviderSpec};
+pub use registry::Registry;
+
+use boundary::Caps;
+use engine::{LoadedComponent, SandboxEngine};
+use sandbox::Limits;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+/// The entry point for embedders: one sandbox engine and the first-party
+/// components, from which providers and registries are made.
+pub struct Runtime {
+    engine: SandboxEngine,
+    local: OnceLock<Arc<LoadedComponent>>,
+}
+
+impl Runtime {
+    /// A runtime caching compiled components in the default folder
+    /// (see [`compile_cache::CompileCache::default_dir`]).
+    pub fn new() -> Result<Runtime, Error> {
+        Runtime::with_cache_dir(compile_cache::CompileCache::default_dir())
+    }
+
+    /// A runtime caching compiled components in `dir` (none: no disk cache).
+    pub fn with_cache_dir(dir: Option<PathBuf>) -> Result<Runtime, Error> {
+        Ok(Runtime {
+            engine: SandboxEngine::new(dir)?,
+            local: OnceLock::new(),
+        })
+    }
+
+    /// The sandbox engine.
+    pub fn engine(&self) -> &SandboxEngine {
+        &self.engine
+    }
+
+    /// Compiles (or loads from the cache) a provider component.
+    pub fn load_component(&self, bytes: &[u8]) -> Result<Arc<LoadedComponent>, Error> {
+        self.engine.load(bytes).map(Arc::new)
+    }
+
+    /// The embedded local filesystem provider component, loaded once.
+    pub fn local_component(&self) -> Result<Arc<LoadedComponent>, Error> {
+        if let Some(c) = self.local.get() {
+            return Ok(c.clone());
+        }
+        let loaded = self.load_component(builtin::LOCAL_PROVIDER)?;
+        Ok(self.local.get_or_init(|| loaded).clone())
+    }
+
+    /// A local filesystem provider for one root, with default limits.
+    pub fn local_provider(&self, root: impl Into<PathBuf>) -> Result<Arc<Provider>, Error> {
+        let root = capabilities::absolute(&root.into());
+        Ok(self.provider(ProviderSpec {
+            id: format!("local:{}", root.display()),
+            component: self.local_component()?,
+            roots: vec![root],
+            settings: Vec::new(),
+            limits: Limits::default(),
+            caps: Caps::default(),
+        }))
+    }
+
+    /// A provider from a full specification.
+    pub fn provider(&self, spec: ProviderSpec) -> Arc<Provider> {
+        Provider::new(&self.engine, spec)
+    }
+
+    /// A registry with one local provider per root, in precedence order.
+    pub fn registry_for_roots(&self, roots: &[PathBuf]) -> Result<Registry, Error> {
+        let registry = Registry::new();
+        for root in roots {
+            registry.add(self.local_provider(root)?);
+        }
+        Ok(registry)
+    }
+}

@@ -1,0 +1,341 @@
+//! A registered provider: its component, grants and limits, its live
+//! instance (restarted after a fault), and its last complete view.
+
+use crate::bindings::types::{self as wit, ProviderConfig};
+use crate::boundary::{self, Caps, ProviderObservation};
+use crate::capabilities::Grants;
+use crate::engine::{LoadedComponent, SandboxEngine};
+use crate::error::{Error, ProviderErrorKind};
+use crate::model::{Diagnostic, SkillDocument, SkillResource};
+use crate::sandbox::{Fault, Instance, Limits, ProviderSignals, WatchRequest};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Everything needed to run one provider.
+#[derive(Clone)]
+pub struct ProviderSpec {
+    /// Unique id in the registry (e.g. `local:/home/me/.claude/skills`).
+    pub id: String,
+    /// The compiled component.
+    pub component: Arc<LoadedComponent>,
+    /// Roots granted read-only, highest precedence first.
+    pub roots: Vec<PathBuf>,
+    /// Provider-specific settings passed to `init`.
+    pub settings: Vec<(String, String)>,
+    /// Memory and time limits.
+    pub limits: Limits,
+    /// Caps on what it may return.
+    pub caps: Caps,
+}
+
+/// What a change event says happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// Something appeared.
+    Created,
+    /// Something changed.
+    Modified,
+    /// Something went away.
+    Removed,
+    /// Track was lost: rescan.
+    Rescan,
+}
+
+/// Counters for tests and benchmarks.
+#[derive(Debug, Default)]
+pub struct ProviderStats {
+    snapshots: AtomicU64,
+    instantiations: AtomicU64,
+}
+
+impl ProviderStats {
+    /// How many times `snapshot` was called on the guest.
+    pub fn snapshots(&self) -> u64 {
+        self.snapshots.load(Ordering::Relaxed)
+    }
+
+    /// How many instances were started.
+    pub fn instantiations(&self) -> u64 {
+        self.instantiations.load(Ordering::Relaxed)
+    }
+}
+
+/// A provider as the registry holds it.
+pub struct Provider {
+    spec: ProviderSpec,
+    engine: SandboxEngine,
+    signals: Arc<ProviderSignals>,
+    instance: Mutex<Option<Instance>>,
+    last_complete: Mutex<Option<Arc<ProviderObservation>>>,
+    view: Mutex<Option<Arc<ProviderObservation>>>,
+    stats: ProviderStats,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding these locks cannot leave them inconsistent
+    // (each critical section is a single assignment), so poisoning is ignored.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Provider {
+    /// A provider that will start its instance on first use.
+    pub fn new(engine: &SandboxEngine, spec: ProviderSpec) -> Arc<Provider> {
+        let signals = ProviderSignals::new(&spec.id);
+        Arc::new(Provider {
+            spec,
+            engine: engine.clone(),
+            signals,
+            instance: Mutex::new(None),
+            last_complete: Mutex::new(None),
+            view: Mutex::new(None),
+            stats: ProviderStats::default(),
+        })
+    }
+
+    /// The provider's id.
+    pub fn id(&self) -> &str {
+        &self.spec.id
+    }
+
+    /// The roots it was granted.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.spec.roots
+    }
+
+    /// Call counters.
+    pub fn stats(&self) -> &ProviderStats {
+        &self.stats
+    }
+
+    /// Its invalidation state.
+    pub fn signals(&self) -> &Arc<ProviderSignals> {
+        &self.signals
+    }
+
+    /// Marks it dirty: the next snapshot asks it again.
+    pub fn invalidate(&self) {
+        self.signals.invalidate();
+    }
+
+    /// Stops it: drops the instance; later callbacks do nothing.
+    pub fn dispose(&self) {
+        self.signals.dispose();
+        *lock(&self.instance) = None;
+    }
+
+    /// Where diagnostics about the provider as a whole point.
+    fn location(&self) -> String {
+        self.spec
+            .roots
+            .first()
+            .map_or_else(|| self.spec.id.clone(), |r| r.display().to_string())
+    }
+
+    /// Runs `f` on the live instance, starting one if needed (or if a root
+    /// appeared or vanished since the grant). A fault kills the instance; the
+    /// next call starts a fresh one from the pre-linked component.
+    fn with_instance<R>(
+        &self,
+        f: impl FnOnce(&mut Instance) -> Result<R, Fault>,
+    ) -> Result<(R, Arc<Grants>), Fault> {
+        let mut slot = lock(&self.instance);
+        if slot.as_ref().is_some_and(|i| !i.grants().is_current()) {
+            *slot = None;
+        }
+        if slot.is_none() {
+            let grants = Arc::new(Grants::for_roots(&self.spec.roots));
+            let config = ProviderConfig {
+                id: self.spec.id.clone(),
+                roots: grants.roots.iter().map(|r| r.guest.clone()).collect(),
+                settings: self.spec.settings.clone(),
+            };
+            self.stats.instantiations.fetch_add(1, Ordering::Relaxed);
+            *slot = Some(Instance::start(
+                &self.engine,
+                &self.spec.component,
+                grants,
+                self.signals.clone(),
+                self.spec.limits,
+                &config,
+            )?);
+        }
+        let Some(instance) = slot.as_mut() else {
+            unreachable!("an instance was just started")
+        };
+        let grants = instance.grants().clone();
+        match f(instance) {
+            Ok(r) => Ok((r, grants)),
+            Err(fault) => {
+                tracing::warn!(provider = self.id(), %fault, "provider faulted; its instance is dropped");
+                *slot = None;
+                Err(fault)
+            }
+        }
+    }
+
+    /// The provider's current view, asking it only when dirty (SPEC C2).
+    /// Returns the view and whether the provider was invalidated while it
+    /// was being asked (SPEC C3: the caller should retry).
+    pub fn view(&self) -> (Arc<ProviderObservation>, bool) {
+        if !self.signals.is_dirty()
+            && let Some(view) = lock(&self.view).clone()
+        {
+            return (view, false);
+        }
+        let generation = self.signals.begin_observation();
+        self.stats.snapshots.fetch_add(1, Ordering::Relaxed);
+        let fresh = match self.with_instance(|i| i.call(|b, s| b.skillhost_provider_provider().call_snapshot(s))) {
+            Ok((obs, grants)) => boundary::observation(obs, &grants, self.id(), &self.spec.caps),
+            Err(fault) => ProviderObservation {
+                skills: Vec::new(),
+                diagnostics: vec![self.fault_diagnostic(&fault)],
+                complete: false,
+            },
+        };
+        let view = if fresh.complete {
+            let fresh = Arc::new(fresh);
+            *lock(&self.last_complete) = Some(fresh.clone());
+            fresh
+        } else {
+            // SPEC C1 / I1: keep showing the last complete view, flagged
+            // incomplete, and ask again next time.
+            self.signals.retry_later();
+            let kept = lock(&self.last_complete).as_ref().map(|v| v.skills.clone());
+            Arc::new(ProviderObservation {
+                skills: kept.unwrap_or_default(),
+                diagnostics: fresh.diagnostics,
+                complete: false,
+            })
+        };
+        *lock(&self.view) = Some(view.clone());
+        (view, self.signals.generation() != generation)
+    }
+
+    fn fault_diagnostic(&self, fault: &Fault) -> Diagnostic {
+        let mut d = Diagnostic::error(
+            self.location(),
+            format!("provider {} failed ({}): {}", self.id(), fault.kind.as_str(), fault.message),
+        )
+        .from_source(self.id());
+        d.field = Some(fault.kind.as_str().to_string());
+        d
+    }
+
+    fn refused(&self, e: wit::ProviderError) -> Error {
+        let (kind, message) = match e {
+            wit::ProviderError::NotFound(m) => (ProviderErrorKind::NotFound, m),
+            wit::ProviderError::NameMismatch(m) => (ProviderErrorKind::NameMismatch, m),
+            wit::ProviderError::Invalid(m) => (ProviderErrorKind::Invalid, m),
+            wit::ProviderError::Io(m) => (ProviderErrorKind::Io, m),
+            wit::ProviderError::Unsupported(m) => (ProviderErrorKind::Unsupported, m),
+        };
+        if matches!(kind, ProviderErrorKind::NotFound | ProviderErrorKind::NameMismatch) {
+            // The catalog named something the source no longer has (SPEC C7).
+            self.invalidate();
+        }
+        let message = crate::host_api::clip(&message, 2048).to_string();
+        Error::Provider {
+            provider: self.id().to_string(),
+            kind,
+            message,
+        }
+    }
+
+    fn faulted(&self, fault: Fault) -> Error {
+        Error::Fault {
+            provider: self.id().to_string(),
+            fault,
+        }
+    }
+
+    /// Reads the skill `name` again and returns it with its body (SPEC C8).
+    pub fn load(&self, name: &str) -> Result<SkillDocument, Error> {
+        let (answer, grants) = self
+            .with_instance(|i| i.call(|b, s| b.skillhost_provider_provider().call_load(s, name)))
+            .map_err(|f| self.faulted(f))?;
+        let doc = answer.map_err(|e| self.refused(e))?;
+        let doc = boundary::document(doc, &grants, self.id(), &self.spec.caps).map_err(|message| Error::Boundary {
+            provider: self.id().to_string(),
+            message,
+        })?;
+        if doc.skill.name() != name {
+            self.invalidate();
+            return Err(Error::Provider {
+                provider: self.id().to_string(),
+                kind: ProviderErrorKind::NameMismatch,
+                message: format!("asked for {name:?}, got {:?}", doc.skill.name()),
+            });
+        }
+        Ok(doc)
+    }
+
+    /// Lists the files of skill `name`.
+    pub fn list_resources(&self, name: &str) -> Result<Vec<SkillResource>, Error> {
+        let (answer, _) = self
+            .with_instance(|i| i.call(|b, s| b.skillhost_provider_provider().call_list_resources(s, name)))
+            .map_err(|f| self.faulted(f))?;
+        let list = answer.map_err(|e| self.refused(e))?;
+        boundary::resources(list, &self.spec.caps).map_err(|message| Error::Boundary {
+            provider: self.id().to_string(),
+            message,
+        })
+    }
+
+    /// Reads one file of skill `name`.
+    pub fn read_resource(&self, name: &str, path: &str) -> Result<Vec<u8>, Error> {
+        let (answer, _) = self
+            .with_instance(|i| i.call(|b, s| b.skillhost_provider_provider().call_read_resource(s, name, path)))
+            .map_err(|f| self.faulted(f))?;
+        answer.map_err(|e| self.refused(e))
+    }
+
+    /// Delivers changes seen at host paths; paths outside the grants are dropped.
+    pub fn on_change(&self, events: &[(PathBuf, ChangeKind)]) -> Result<(), Error> {
+        self.with_instance(|i| {
+            let events: Vec<wit::ChangeEvent> = events
+                .iter()
+                .filter_map(|(path, kind)| {
+                    Some(wit::ChangeEvent {
+                        path: i.grants().to_guest(path)?,
+                        kind: match kind {
+                            ChangeKind::Created => wit::ChangeKind::Created,
+                            ChangeKind::Modified => wit::ChangeKind::Modified,
+                            ChangeKind::Removed => wit::ChangeKind::Removed,
+                            ChangeKind::Rescan => wit::ChangeKind::Rescan,
+                        },
+                    })
+                })
+                .collect();
+            if events.is_empty() {
+                return Ok(());
+            }
+            i.call(|b, s| b.skillhost_provider_provider().call_on_change(s, &events))
+        })
+        .map(|_| ())
+        .map_err(|f| self.faulted(f))
+    }
+
+    /// Tells the provider the agent itself wrote `paths` (SPEC D5).
+    pub fn observe(&self, paths: &[PathBuf]) -> Result<(), Error> {
+        self.with_instance(|i| {
+            let guest: Vec<String> = paths.iter().filter_map(|p| i.grants().to_guest(p)).collect();
+            if guest.is_empty() {
+                return Ok(());
+            }
+            i.call(|b, s| b.skillhost_provider_provider().call_observe(s, &guest))
+        })
+        .map(|_| ())
+        .map_err(|f| self.faulted(f))
+    }
+
+    /// What the live instance asked to watch (empty when none is running).
+    pub fn watches(&self) -> BTreeMap<String, WatchRequest> {
+        lock(&self.instance)
+            .as_ref()
+            .map(|i| i.watches().clone())
+            .unwrap_or_default()
+    }
+
+}

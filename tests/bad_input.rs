@@ -1,0 +1,227 @@
+//! Bad skill files, one test each: the bad skill is skipped (or loaded, when
+//! the input is merely messy) with a diagnostic naming the file and the
+//! reason, every other skill loads, and the observation stays complete.
+
+use skillhost::{Catalog, Diagnostic, Severity};
+use skillhost_tests::{runtime, skill_md, tree, write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A root holding a good skill plus `files`, and its catalog.
+fn catalog_with(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf, Arc<Catalog>) {
+    let good = skill_md("good", "A well-formed skill");
+    let mut all: Vec<(&str, &[u8])> = vec![("good/SKILL.md", good.as_bytes())];
+    all.extend_from_slice(files);
+    let dir = tree(&all);
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let catalog = runtime().registry_for_roots(&[root.clone()]).unwrap().snapshot();
+    assert!(catalog.get("good").is_some(), "the good skill still loads: {catalog:?}");
+    (dir, root, catalog)
+}
+
+fn diagnostic_for<'c>(catalog: &'c Catalog, path: &Path) -> &'c Diagnostic {
+    catalog
+        .diagnostics
+        .iter()
+        .find(|d| Path::new(&d.path) == path)
+        .unwrap_or_else(|| panic!("no diagnostic for {}: {:?}", path.display(), catalog.diagnostics))
+}
+
+/// Asserts that the skill at `file` was skipped with an error mentioning `reason`.
+fn skipped(files: &[(&str, &[u8])], file: &str, reason: &str) -> Diagnostic {
+    let (_dir, root, catalog) = catalog_with(files);
+    assert!(catalog.complete, "a broken file is not a transient failure");
+    assert_eq!(catalog.skills.len(), 1, "only the good skill: {:?}", catalog.skills);
+    let d = diagnostic_for(&catalog, &root.join(file)).clone();
+    assert_eq!(d.severity, Severity::Error);
+    assert!(d.message.contains(reason), "{d}");
+    d
+}
+
+#[test]
+fn unclosed_frontmatter_is_skipped_and_reported_on_line_one() {
+    let d = skipped(
+        &[("open/SKILL.md", b"---\nname: open\ndescription: never closed\n# body\n")],
+        "open/SKILL.md",
+        "never closed",
+    );
+    assert_eq!(d.line, Some(1));
+}
+
+#[test]
+fn invalid_yaml_is_skipped_and_reported_with_its_line() {
+    let d = skipped(
+        &[("broken/SKILL.md", b"---\nname: broken\ndescription: [unterminated\nlicense: MIT\n---\nbody\n")],
+        "broken/SKILL.md",
+        "invalid YAML",
+    );
+    assert!(matches!(d.line, Some(3..=5)), "{d:?}");
+}
+
+#[test]
+fn non_utf8_file_is_skipped_and_reported() {
+    let d = skipped(
+        &[("latin1/SKILL.md", b"---\nname: latin1\ndescription: caf\xe9 au lait\n---\nbody\n")],
+        "latin1/SKILL.md",
+        "not valid UTF-8",
+    );
+    assert_eq!(d.line, Some(3));
+}
+
+#[test]
+fn file_over_one_mebibyte_is_skipped_and_reported() {
+    let mut big = skill_md("big", "Too large").into_bytes();
+    big.extend(std::iter::repeat_n(b'x', 1024 * 1024));
+    skipped(&[("big/SKILL.md", &big)], "big/SKILL.md", "larger than the 1 MiB limit");
+}
+
+#[test]
+fn traversal_name_is_refused() {
+    let d = skipped(
+        &[("evil/SKILL.md", b"---\nname: ../../x\ndescription: escapes\n---\n")],
+        "evil/SKILL.md",
+        "path separator",
+    );
+    assert_eq!(d.field.as_deref(), Some("name"));
+}
+
+#[test]
+fn name_with_a_newline_is_refused() {
+    let d = skipped(
+        &[("multi/SKILL.md", b"---\nname: \"first\\nsecond\"\ndescription: two lines\n---\n")],
+        "multi/SKILL.md",
+        "control character",
+    );
+    assert_eq!(d.field.as_deref(), Some("name"));
+}
+
+#[test]
+fn crlf_file_loads_with_clean_fields_and_body() {
+    let (dir, _root, catalog) = catalog_with(&[(
+        "windows/SKILL.md",
+        b"---\r\nname: windows\r\ndescription: Written on Windows\r\nallowed-tools: Read, Write\r\n---\r\n# Title\r\nBody\r\n",
+    )]);
+    let skill = catalog.get("windows").expect("the CRLF skill loads");
+    assert_eq!(skill.description(), Some("Written on Windows"));
+    assert_eq!(skill.frontmatter.allowed_tools, ["Read", "Write"]);
+    assert!(catalog.diagnostics.is_empty(), "{:?}", catalog.diagnostics);
+    let doc = runtime().registry_for_roots(&[dir.path().to_path_buf()]).unwrap().load("windows").unwrap();
+    assert_eq!(doc.body, "# Title\r\nBody\r\n");
+}
+
+#[test]
+fn utf8_bom_file_loads() {
+    let (_dir, _root, catalog) = catalog_with(&[(
+        "bom/SKILL.md",
+        b"\xEF\xBB\xBF---\nname: bom\ndescription: Starts with a byte-order mark\n---\nbody\n",
+    )]);
+    assert_eq!(catalog.get("bom").and_then(|s| s.description()), Some("Starts with a byte-order mark"));
+}
+
+#[test]
+fn folded_block_scalar_description_loads_as_one_line() {
+    let (_dir, _root, catalog) = catalog_with(&[(
+        "folded/SKILL.md",
+        b"---\nname: folded\ndescription: >\n  Use when the text\n  is folded by YAML.\n---\nbody\n",
+    )]);
+    assert_eq!(
+        catalog.get("folded").and_then(|s| s.description()),
+        Some("Use when the text is folded by YAML.")
+    );
+}
+
+#[test]
+fn literal_block_scalar_description_keeps_its_lines() {
+    let (_dir, _root, catalog) = catalog_with(&[(
+        "literal/SKILL.md",
+        "---\nname: literal\ndescription: |\n  Première ligne\n  second line\n---\nbody\n".as_bytes(),
+    )]);
+    assert_eq!(
+        catalog.get("literal").and_then(|s| s.description()),
+        Some("Première ligne\nsecond line")
+    );
+}
+
+#[test]
+fn readme_without_frontmatter_in_a_root_is_not_a_skill() {
+    let (_dir, _root, catalog) = catalog_with(&[
+        ("README.md", b"# My skills\n\nNotes about this folder.\n"),
+        ("flat.md", b"---\ndescription: A flat skill\n---\nflat body\n"),
+    ]);
+    assert!(catalog.get("README").is_none());
+    assert_eq!(catalog.get("flat").and_then(|s| s.description()), Some("A flat skill"));
+    assert!(catalog.diagnostics.is_empty(), "{:?}", catalog.diagnostics);
+}
+
+#[test]
+fn nested_skill_md_inside_a_bundle_is_never_scanned() {
+    let outer = skill_md("outer", "The bundle");
+    let inner = skill_md("inner", "Deep inside the bundle");
+    let (_dir, _root, catalog) = catalog_with(&[
+        ("outer/SKILL.md", outer.as_bytes()),
+        ("outer/examples/inner/SKILL.md", inner.as_bytes()),
+        ("outer/references/SKILL.md", inner.as_bytes()),
+    ]);
+    assert!(catalog.get("outer").is_some());
+    assert!(catalog.get("inner").is_none());
+    assert_eq!(catalog.skills.len(), 2);
+}
+
+#[test]
+fn symlink_loop_does_not_hang_and_is_reported() {
+    let good = skill_md("good", "A well-formed skill");
+    let dir = tree(&[("good/SKILL.md", good.as_bytes())]);
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::os::unix::fs::symlink(root.join("loop-a"), root.join("loop-b")).unwrap();
+    std::os::unix::fs::symlink(root.join("loop-b"), root.join("loop-a")).unwrap();
+    std::os::unix::fs::symlink(&root, root.join("good").join("self")).unwrap();
+    let catalog = runtime().registry_for_roots(&[root.clone()]).unwrap().snapshot();
+    assert!(catalog.complete);
+    assert_eq!(catalog.skills.len(), 1);
+    let d = diagnostic_for(&catalog, &root.join("loop-a"));
+    assert!(d.message.contains("symlink"), "{d}");
+}
+
+#[test]
+fn two_skills_with_one_name_in_a_root_report_a_duplicate() {
+    let (_dir, root, catalog) = catalog_with(&[
+        ("a/SKILL.md", skill_md("same", "First by folder order").as_bytes()),
+        ("b/SKILL.md", skill_md("same", "Second by folder order").as_bytes()),
+    ]);
+    assert_eq!(catalog.get("same").and_then(|s| s.description()), Some("First by folder order"));
+    let d = diagnostic_for(&catalog, &root.join("b/SKILL.md"));
+    assert!(d.message.contains("duplicate skill name"), "{d}");
+    assert!(d.message.contains(&root.join("a/SKILL.md").display().to_string()), "{d}");
+}
+
+#[test]
+fn missing_description_warns_and_the_skill_still_loads() {
+    let (_dir, root, catalog) = catalog_with(&[("bare/SKILL.md", b"---\nlicense: MIT\n---\nbody\n")]);
+    assert!(catalog.get("bare").is_some(), "name defaults to the folder");
+    let d = diagnostic_for(&catalog, &root.join("bare/SKILL.md"));
+    assert_eq!(d.severity, Severity::Warning);
+    assert_eq!(d.field.as_deref(), Some("description"));
+}
+
+#[test]
+fn unquoted_globs_and_colons_from_real_files_are_accepted() {
+    let (_dir, _root, catalog) = catalog_with(&[(
+        "globs/SKILL.md",
+        b"---\nname: globs\ndescription: Use when: editing TypeScript\npaths: src/**/*.{ts,tsx}\n---\n",
+    )]);
+    let skill = catalog.get("globs").expect("loads");
+    assert_eq!(skill.description(), Some("Use when: editing TypeScript"));
+    assert_eq!(skill.frontmatter.paths, ["src/**/*.ts", "src/**/*.tsx"]);
+}
+
+#[test]
+fn a_skill_md_replaced_by_a_folder_is_reported_without_hiding_others() {
+    let dir = tree(&[("good/SKILL.md", skill_md("good", "fine").as_bytes())]);
+    std::fs::create_dir_all(dir.path().join("odd/SKILL.md")).unwrap();
+    write(dir.path(), "odd/SKILL.md/x", b"not a skill");
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let catalog = runtime().registry_for_roots(&[root.clone()]).unwrap().snapshot();
+    assert!(catalog.get("good").is_some());
+    let d = diagnostic_for(&catalog, &root.join("odd/SKILL.md"));
+    assert!(d.message.contains("not a regular file"), "{d}");
+}

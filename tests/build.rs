@@ -1,0 +1,12 @@
+//! Builds the test guests in `tests/guests/` from source.
+
+use std::path::Path;
+
+fn main() {
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let workspace = Path::new(&manifest_dir)
+        .parent()
+        .expect("the tests crate lives inside the workspace");
+    let built = skillhost_wasm_build::build_components(workspace, &["skillhost-guest-probe"]);
+    println!("cargo:rustc-env=SKILLHOST_PROBE_GUEST_WASM={}", built[0].display());
+}

@@ -1,0 +1,167 @@
+//! The sandbox from the inside: a test guest (`tests/guests/probe`) tries to
+//! write in its root, read outside it and loop forever; the host must refuse,
+//! stop it, and keep serving every other provider.
+
+use skillhost::error::Error;
+use skillhost::sandbox::{FaultKind, Limits};
+use skillhost::{Diagnostic, Registry};
+use skillhost_tests::{PROBE_GUEST, corpus, provider_of, runtime, tree};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn outcome<'a>(diagnostics: &'a [Diagnostic], attempt: &str) -> &'a str {
+    diagnostics
+        .iter()
+        .find(|d| d.path == attempt)
+        .map(|d| d.message.as_str())
+        .unwrap_or_else(|| panic!("the probe did not report {attempt}: {diagnostics:?}"))
+}
+
+#[test]
+fn a_provider_can_read_its_root_but_not_write_in_it_nor_read_outside_it() {
+    let outside = tree(&[("secret.txt", b"not for providers")]);
+    let dir = tree(&[("root/inside.txt", b"granted"), ("outside.txt", b"beside the root")]);
+    let root = dir.path().join("root");
+    let runtime = runtime();
+    let probe = runtime.load_component(PROBE_GUEST).unwrap();
+    let secret = outside.path().join("secret.txt");
+    let provider = provider_of(
+        &runtime,
+        "probe",
+        probe,
+        vec![root.clone()],
+        &[("outside", secret.to_str().unwrap())],
+        Limits::default(),
+    );
+    let (view, _) = provider.view();
+    assert!(view.complete, "{:?}", view.diagnostics);
+    let d = &view.diagnostics;
+    assert_eq!(outcome(d, "read-in-root"), "allowed");
+    for attempt in [
+        "write-in-root",
+        "create-dir-in-root",
+        "read-outside",
+        "read-parent-of-root",
+        "list-filesystem-root",
+        "environment",
+    ] {
+        assert!(outcome(d, attempt).starts_with("denied"), "{attempt}: {}", outcome(d, attempt));
+    }
+    assert!(!root.join("written-by-probe.txt").exists());
+    assert!(!root.join("probe-dir").exists());
+    // The skill it reported is mapped back to the host path of its root.
+    let canonical_root = std::fs::canonicalize(&root).unwrap();
+    assert_eq!(view.skills[0].path, canonical_root.join("probe/SKILL.md"));
+}
+
+#[test]
+fn a_looping_export_is_stopped_by_its_deadline_while_another_provider_keeps_answering() {
+    let dir = tree(&[("inside.txt", b"x")]);
+    let runtime = runtime();
+    let deadline = Duration::from_millis(400);
+    let looping = provider_of(
+        &runtime,
+        "looping",
+        runtime.load_component(PROBE_GUEST).unwrap(),
+        vec![dir.path().to_path_buf()],
+        &[("loop", "snapshot")],
+        Limits {
+            deadline,
+            ..Limits::default()
+        },
+    );
+    let healthy = Registry::new();
+    healthy.add(runtime.local_provider(corpus()).unwrap());
+    healthy.snapshot();
+
+    let started = Instant::now();
+    let stuck = std::thread::spawn(move || {
+        let (view, _) = looping.view();
+        (view, Instant::now())
+    });
+    // While the loop spins, the other provider is asked again and answers.
+    std::thread::sleep(deadline / 4);
+    let healthy_provider = healthy.providers()[0].clone();
+    healthy.invalidate_provider(&healthy_provider);
+    let catalog = healthy.snapshot();
+    let answered = Instant::now();
+    assert_eq!(catalog.skills.len(), 14);
+    assert!(catalog.complete);
+
+    let (view, stopped) = stuck.join().expect("the host thread survives the guest");
+    assert!(answered < stopped, "the healthy provider answered while the other looped");
+    let elapsed = stopped - started;
+    assert!(elapsed >= deadline, "stopped early: {elapsed:?}");
+    assert!(elapsed < deadline * 10, "not stopped: {elapsed:?}");
+    assert!(!view.complete);
+    let d = &view.diagnostics[0];
+    assert_eq!(d.field.as_deref(), Some("deadline"));
+    assert!(d.message.contains("looping") && d.message.contains("deadline"), "{d}");
+}
+
+#[test]
+fn after_a_deadline_fault_the_provider_is_restarted_and_answers() {
+    let dir = tree(&[("inside.txt", b"x")]);
+    let runtime = runtime();
+    let provider = provider_of(
+        &runtime,
+        "loops-in-load",
+        runtime.load_component(PROBE_GUEST).unwrap(),
+        vec![dir.path().to_path_buf()],
+        &[("loop", "load")],
+        Limits {
+            deadline: Duration::from_millis(200),
+            ..Limits::default()
+        },
+    );
+    let err = provider.load("probe").unwrap_err();
+    match err {
+        Error::Fault { provider, fault } => {
+            assert_eq!(provider, "loops-in-load");
+            assert_eq!(fault.kind, FaultKind::Deadline);
+        }
+        other => panic!("expected a deadline fault, got {other}"),
+    }
+    let (view, _) = provider.view();
+    assert!(view.complete);
+    assert_eq!(view.skills.len(), 1);
+    assert_eq!(provider.stats().instantiations(), 2, "the dead instance was replaced");
+}
+
+#[test]
+fn a_trap_in_init_is_reported_with_the_guests_message() {
+    let dir = tree(&[("inside.txt", b"x")]);
+    let runtime = runtime();
+    let provider = provider_of(
+        &runtime,
+        "traps-in-init",
+        runtime.load_component(PROBE_GUEST).unwrap(),
+        vec![dir.path().to_path_buf()],
+        &[("trap", "init")],
+        Limits::default(),
+    );
+    let (view, _) = provider.view();
+    assert!(!view.complete);
+    assert!(view.skills.is_empty());
+    let d = &view.diagnostics[0];
+    assert_eq!(d.field.as_deref(), Some("trap"));
+    assert!(d.message.contains("traps-in-init"), "{d}");
+    assert!(d.message.contains("probe asked to trap in init"), "stderr is kept: {d}");
+}
+
+#[test]
+fn a_missing_root_is_granted_by_path_and_mounted_once_it_exists() {
+    let parent = tree(&[]);
+    let root: PathBuf = parent.path().join("later");
+    let runtime = runtime();
+    let registry = runtime.registry_for_roots(&[root.clone()]).unwrap();
+    let catalog = registry.snapshot();
+    assert!(catalog.complete, "a missing root is an empty, complete view");
+    assert!(catalog.skills.is_empty());
+
+    skillhost_tests::write(&root, "new/SKILL.md", skillhost_tests::skill_md("new", "Appeared later").as_bytes());
+    let provider = registry.providers()[0].clone();
+    registry.invalidate_provider(&provider);
+    let catalog = registry.snapshot();
+    assert_eq!(catalog.get("new").and_then(|s| s.description()), Some("Appeared later"));
+}

@@ -1,0 +1,80 @@
+//! Shared helpers for skillhost's integration tests: real temporary skill
+//! trees, a runtime with a compile cache shared by every test process, and
+//! the test guests built from `tests/guests/`.
+
+use skillhost::boundary::Caps;
+use skillhost::engine::LoadedComponent;
+use skillhost::sandbox::Limits;
+use skillhost::{Provider, ProviderSpec, Runtime};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The probe guest (`tests/guests/probe`), built from source by `build.rs`.
+pub static PROBE_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_PROBE_GUEST_WASM"));
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// The superpowers corpus shipped beside the project.
+pub fn corpus() -> PathBuf {
+    workspace().join("../shared/corpus/superpowers/skills")
+}
+
+/// The compile cache every test process shares, so components are
+/// compiled once per build rather than once per test.
+pub fn shared_cache_dir() -> PathBuf {
+    workspace().join("target").join("test-compile-cache")
+}
+
+/// A runtime using the shared compile cache.
+pub fn runtime() -> Runtime {
+    Runtime::with_cache_dir(Some(shared_cache_dir())).expect("the sandbox engine starts")
+}
+
+/// A temporary folder holding the given files (`path`, bytes); parent
+/// folders are created as needed.
+pub fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for (path, bytes) in files {
+        write(dir.path(), path, bytes);
+    }
+    dir
+}
+
+/// Writes `bytes` at `root/path`, creating parents.
+pub fn write(root: &Path, path: &str, bytes: &[u8]) {
+    let full = root.join(path);
+    if let Some(parent) = full.parent() {
+        std::fs::create_dir_all(parent).expect("create parent folders");
+    }
+    std::fs::write(&full, bytes).expect("write a test file");
+}
+
+/// A minimal valid SKILL.md.
+pub fn skill_md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nBody of {name}.\n")
+}
+
+/// A provider running `component` over `roots` with the given settings and limits.
+pub fn provider_of(
+    runtime: &Runtime,
+    id: &str,
+    component: Arc<LoadedComponent>,
+    roots: Vec<PathBuf>,
+    settings: &[(&str, &str)],
+    limits: Limits,
+) -> Arc<Provider> {
+    runtime.provider(ProviderSpec {
+        id: id.to_string(),
+        component,
+        roots,
+        settings: settings.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        limits,
+        caps: Caps::default(),
+    })
+}
