@@ -236,6 +236,9 @@ fn split_frontmatter(text: &str) -> Result<Option<(&str, &str)>, Finding> {
 /// (unquoted globs such as `*.md` or `{src,lib}/**`, and `key: a: b`), the
 /// way agent hosts have long accepted them. Line numbers are file lines.
 fn parse_yaml(raw: &str) -> Result<Mapping, Finding> {
+    if let Some(map) = crate::fast_yaml::parse(raw) {
+        return Ok(map);
+    }
     let first = match serde_yaml::from_str::<Value>(raw) {
         Ok(value) => return into_mapping(value),
         Err(e) => e,

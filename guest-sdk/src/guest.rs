@@ -10,12 +10,14 @@ pub mod bindings {
         pub_export_macro: true,
         export_macro_name: "__export_skill_provider_world",
         default_bindings_module: "::skillhost_guest_sdk::bindings",
+        additional_derives: [PartialEq],
     });
 }
 
 pub use bindings::skillhost::provider::types::{
     ChangeEvent, ChangeKind, Diagnostic, Frontmatter as WitFrontmatter, InvocationContext,
     Observation, ProviderConfig, ProviderError, Resource, Severity, SkillDocument, SkillEntry,
+    SnapshotRequest,
 };
 
 /// The host's functions, callable from any provider export.
@@ -34,8 +36,9 @@ pub trait Provider: Sized + 'static {
     /// Builds the provider from the host's configuration.
     fn init(config: ProviderConfig) -> Result<Self, ProviderError>;
 
-    /// Lists the skills the provider sees now.
-    fn snapshot(&mut self) -> Observation;
+    /// Lists the skills the provider sees now. A provider that does not
+    /// track changes returns [`full_observation`] every time.
+    fn snapshot(&mut self, request: SnapshotRequest) -> Observation;
 
     /// Reads a skill again from its source and returns it with its body.
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError>;
@@ -68,6 +71,18 @@ pub trait Provider: Sized + 'static {
         if !paths.is_empty() {
             host::invalidate_provider();
         }
+    }
+}
+
+/// A complete (non-incremental) observation.
+pub fn full_observation(skills: Vec<SkillEntry>, diagnostics: Vec<Diagnostic>, complete: bool) -> Observation {
+    Observation {
+        epoch: 0,
+        base: None,
+        skills,
+        removed: Vec::new(),
+        diagnostics,
+        complete,
     }
 }
 
@@ -113,7 +128,7 @@ pub fn to_wit_diagnostic(path: &str, severity: Severity, finding: Finding) -> Di
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bindings::exports::skillhost::provider::provider::Guest;
-    use crate::{Observation, ProviderError, Severity, to_wit_diagnostic};
+    use crate::{Observation, ProviderError, Severity, full_observation, to_wit_diagnostic};
     use crate::frontmatter::Finding;
 
     /// What a call before `init` gets.
@@ -123,19 +138,16 @@ pub mod __private {
 
     /// The observation returned when `snapshot` is called before `init`.
     pub fn uninitialised_observation() -> Observation {
-        Observation {
-            skills: Vec::new(),
-            diagnostics: vec![to_wit_diagnostic(
-                "",
-                Severity::Error,
-                Finding {
-                    line: None,
-                    field: None,
-                    message: "the provider was called before init".to_string(),
-                },
-            )],
-            complete: false,
-        }
+        let diagnostic = to_wit_diagnostic(
+            "",
+            Severity::Error,
+            Finding {
+                line: None,
+                field: None,
+                message: "the provider was called before init".to_string(),
+            },
+        );
+        full_observation(Vec::new(), vec![diagnostic], false)
     }
 }
 
@@ -171,8 +183,8 @@ macro_rules! export_provider {
                     INSTANCE.with(|cell| *cell.borrow_mut() = Some(provider));
                     Ok(())
                 }
-                fn snapshot() -> $crate::Observation {
-                    with($crate::__private::uninitialised_observation, |p| p.snapshot())
+                fn snapshot(request: $crate::SnapshotRequest) -> $crate::Observation {
+                    with($crate::__private::uninitialised_observation, |p| p.snapshot(request))
                 }
                 fn load(name: String) -> Result<$crate::SkillDocument, $crate::ProviderError> {
                     with(|| Err($crate::__private::not_initialised()), |p| p.load(&name))

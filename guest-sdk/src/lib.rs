@@ -8,8 +8,11 @@
 //!   `skillhost:provider@0.1.0`, the [`Provider`] trait with sensible defaults,
 //!   and the [`export_provider!`] macro that turns a type into a component.
 //!
-//! ```ignore
-//! use skillhost_guest_sdk::{Provider, ProviderConfig, ProviderError, Observation, SkillDocument};
+//! ```no_run
+//! use skillhost_guest_sdk::{
+//!     Observation, Provider, ProviderConfig, ProviderError, SkillDocument, SnapshotRequest,
+//!     full_observation,
+//! };
 //!
 //! struct Empty;
 //!
@@ -17,8 +20,8 @@
 //!     fn init(_config: ProviderConfig) -> Result<Self, ProviderError> {
 //!         Ok(Empty)
 //!     }
-//!     fn snapshot(&mut self) -> Observation {
-//!         Observation { skills: vec![], diagnostics: vec![], complete: true }
+//!     fn snapshot(&mut self, _request: SnapshotRequest) -> Observation {
+//!         full_observation(vec![], vec![], true)
 //!     }
 //!     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {
 //!         Err(ProviderError::NotFound(name.to_string()))
@@ -29,6 +32,7 @@
 //! ```
 
 pub mod braces;
+mod fast_yaml;
 pub mod frontmatter;
 pub mod names;
 

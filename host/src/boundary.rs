@@ -53,47 +53,29 @@ pub struct ProviderObservation {
     pub complete: bool,
 }
 
-/// Translates and validates a provider's observation.
-pub fn observation(obs: wit::Observation, grants: &Grants, source: &str, caps: &Caps) -> ProviderObservation {
-    let mut out = ProviderObservation {
-        complete: obs.complete,
-        ..Default::default()
-    };
-    let total = obs.skills.len();
-    for entry in obs.skills.into_iter().take(caps.max_skills) {
-        let shown = grants
-            .to_host(&entry.path)
-            .map_or_else(|| source.to_string(), |p| p.display().to_string());
-        match skill(entry, grants, source, caps) {
-            Ok(skill) => out.skills.push(Arc::new(skill)),
-            Err(reason) => out.diagnostics.push(
-                Diagnostic::error(shown, format!("skill entry rejected: {reason}")).from_source(source),
-            ),
-        }
-    }
-    if total > caps.max_skills {
-        out.diagnostics.push(
-            Diagnostic::error(
-                source,
-                format!("returned {total} skills; only the first {} are used", caps.max_skills),
-            )
-            .from_source(source),
-        );
-    }
-    let total = obs.diagnostics.len();
-    out.diagnostics.extend(
-        obs.diagnostics
-            .into_iter()
-            .take(caps.max_diagnostics)
-            .map(|d| diagnostic(d, grants, source)),
-    );
+/// Translates and validates a provider's diagnostics (capped).
+pub fn diagnostics(list: Vec<wit::Diagnostic>, grants: &Grants, source: &str, caps: &Caps) -> Vec<Diagnostic> {
+    let total = list.len();
+    let mut out: Vec<Diagnostic> = list
+        .into_iter()
+        .take(caps.max_diagnostics)
+        .map(|d| diagnostic(d, grants, source))
+        .collect();
     if total > caps.max_diagnostics {
-        out.diagnostics.push(
+        out.push(
             Diagnostic::warning(source, format!("{} more diagnostics dropped", total - caps.max_diagnostics))
                 .from_source(source),
         );
     }
     out
+}
+
+/// The diagnostic for a rejected skill entry.
+pub fn rejected(entry_path: &str, grants: &Grants, source: &str, reason: &str) -> Diagnostic {
+    let shown = grants
+        .to_host(entry_path)
+        .map_or_else(|| source.to_string(), |p| p.display().to_string());
+    Diagnostic::error(shown, format!("skill entry rejected: {reason}")).from_source(source)
 }
 
 /// Translates a provider's diagnostic (paths mapped to the host, text clipped).

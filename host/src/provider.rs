@@ -62,12 +62,27 @@ impl ProviderStats {
     }
 }
 
+/// What the host holds of the live instance's observations, so the
+/// provider can answer with changes only.
+#[derive(Default)]
+struct Held {
+    /// The instance these observations came from.
+    instance: u64,
+    /// The last observation's epoch.
+    epoch: Option<u64>,
+    /// Valid skills by the provider's document path.
+    skills: BTreeMap<String, Arc<crate::model::Skill>>,
+    /// Entries refused at the boundary, by document path.
+    rejected: BTreeMap<String, Diagnostic>,
+}
+
 /// A provider as the registry holds it.
 pub struct Provider {
     spec: ProviderSpec,
     engine: SandboxEngine,
     signals: Arc<ProviderSignals>,
     instance: Mutex<Option<Instance>>,
+    held: Mutex<Held>,
     last_complete: Mutex<Option<Arc<ProviderObservation>>>,
     view: Mutex<Option<Arc<ProviderObservation>>>,
     stats: ProviderStats,
@@ -88,6 +103,7 @@ impl Provider {
             engine: engine.clone(),
             signals,
             instance: Mutex::new(None),
+            held: Mutex::new(Held::default()),
             last_complete: Mutex::new(None),
             view: Mutex::new(None),
             stats: ProviderStats::default(),
@@ -184,16 +200,34 @@ impl Provider {
         {
             return (view, false);
         }
-        let generation = self.signals.begin_observation();
+        let (generation, rescan) = self.signals.begin_observation();
         self.stats.snapshots.fetch_add(1, Ordering::Relaxed);
-        let fresh = match self.with_instance(|i| i.call(|b, s| b.skillhost_provider_provider().call_snapshot(s))) {
-            Ok((obs, grants)) => boundary::observation(obs, &grants, self.id(), &self.spec.caps),
-            Err(fault) => ProviderObservation {
-                skills: Vec::new(),
-                diagnostics: vec![self.fault_diagnostic(&fault)],
-                complete: false,
-            },
+        let mut held = lock(&self.held);
+        let answer = self.with_instance(|i| {
+            if held.instance != i.id() {
+                *held = Held {
+                    instance: i.id(),
+                    ..Held::default()
+                };
+            }
+            let request = wit::SnapshotRequest {
+                known: held.epoch,
+                rescan,
+            };
+            i.call(|b, s| b.skillhost_provider_provider().call_snapshot(s, request))
+        });
+        let fresh = match answer {
+            Ok((obs, grants)) => self.absorb(&mut held, obs, &grants),
+            Err(fault) => {
+                *held = Held::default();
+                ProviderObservation {
+                    skills: Vec::new(),
+                    diagnostics: vec![self.fault_diagnostic(&fault)],
+                    complete: false,
+                }
+            }
         };
+        drop(held);
         let view = if fresh.complete {
             let fresh = Arc::new(fresh);
             *lock(&self.last_complete) = Some(fresh.clone());
@@ -211,6 +245,75 @@ impl Provider {
         };
         *lock(&self.view) = Some(view.clone());
         (view, self.signals.generation() != generation)
+    }
+
+    /// Applies an observation (whole or changes) to what the host holds,
+    /// validating every new entry at the boundary.
+    fn absorb(&self, held: &mut Held, obs: wit::Observation, grants: &Grants) -> ProviderObservation {
+        let caps = &self.spec.caps;
+        match obs.base {
+            None => {
+                held.skills.clear();
+                held.rejected.clear();
+            }
+            Some(base) if Some(base) == held.epoch => {
+                for path in obs.removed.iter().take(caps.max_skills) {
+                    held.skills.remove(path);
+                    held.rejected.remove(path);
+                }
+            }
+            Some(base) => {
+                let message = format!(
+                    "answered with changes since observation {base}, but the host holds {:?}; asking for everything again",
+                    held.epoch
+                );
+                *held = Held {
+                    instance: held.instance,
+                    ..Held::default()
+                };
+                return ProviderObservation {
+                    skills: Vec::new(),
+                    diagnostics: vec![Diagnostic::error(self.location(), message).from_source(self.id())],
+                    complete: false,
+                };
+            }
+        }
+        let mut overflow = 0usize;
+        for entry in obs.skills {
+            if held.skills.len() >= caps.max_skills && !held.skills.contains_key(&entry.path) {
+                overflow += 1;
+                continue;
+            }
+            let path = entry.path.clone();
+            match boundary::skill(entry, grants, self.id(), caps) {
+                Ok(skill) => {
+                    held.rejected.remove(&path);
+                    held.skills.insert(path, Arc::new(skill));
+                }
+                Err(reason) => {
+                    held.skills.remove(&path);
+                    let d = boundary::rejected(&path, grants, self.id(), &reason);
+                    held.rejected.insert(path, d);
+                }
+            }
+        }
+        held.epoch = Some(obs.epoch);
+        let mut diagnostics: Vec<Diagnostic> = held.rejected.values().cloned().collect();
+        if overflow > 0 {
+            diagnostics.push(
+                Diagnostic::error(
+                    self.location(),
+                    format!("returned more than {} skills; {overflow} were dropped", caps.max_skills),
+                )
+                .from_source(self.id()),
+            );
+        }
+        diagnostics.extend(boundary::diagnostics(obs.diagnostics, grants, self.id(), caps));
+        ProviderObservation {
+            skills: held.skills.values().cloned().collect(),
+            diagnostics,
+            complete: obs.complete,
+        }
     }
 
     fn fault_diagnostic(&self, fault: &Fault) -> Diagnostic {

@@ -87,6 +87,7 @@ impl std::fmt::Display for Fault {
 pub struct ProviderSignals {
     id: String,
     dirty: AtomicBool,
+    rescan: AtomicBool,
     generation: AtomicU64,
     live_instance: AtomicU64,
     disposed: AtomicBool,
@@ -100,6 +101,7 @@ impl ProviderSignals {
         Arc::new(ProviderSignals {
             id: id.to_string(),
             dirty: AtomicBool::new(true),
+            rescan: AtomicBool::new(false),
             generation: AtomicU64::new(0),
             live_instance: AtomicU64::new(0),
             disposed: AtomicBool::new(false),
@@ -111,8 +113,19 @@ impl ProviderSignals {
         &self.id
     }
 
-    /// Marks the provider dirty and bumps its generation.
+    /// Marks the provider dirty from outside: the host cannot say what
+    /// changed, so the next snapshot asks the provider to verify everything.
     pub fn invalidate(&self) {
+        if self.disposed.load(Ordering::Acquire) {
+            return;
+        }
+        self.rescan.store(true, Ordering::Release);
+        self.changed();
+    }
+
+    /// Marks the provider dirty because it said so itself (it already knows
+    /// what changed) and bumps its generation.
+    fn changed(&self) {
         if self.disposed.load(Ordering::Acquire) {
             return;
         }
@@ -131,10 +144,12 @@ impl ProviderSignals {
         self.dirty.store(true, Ordering::Release);
     }
 
-    /// Clears the dirty mark before asking, returning the generation then.
-    pub fn begin_observation(&self) -> u64 {
+    /// Clears the dirty mark before asking; returns the generation then and
+    /// whether a rescan was requested.
+    pub fn begin_observation(&self) -> (u64, bool) {
         self.dirty.store(false, Ordering::Release);
-        self.generation.load(Ordering::Acquire)
+        let rescan = self.rescan.swap(false, Ordering::AcqRel);
+        (self.generation.load(Ordering::Acquire), rescan)
     }
 
     /// The current generation (bumped by every invalidation).
@@ -150,7 +165,7 @@ impl ProviderSignals {
 
     fn invalidate_from(&self, instance: u64) {
         if self.live_instance.load(Ordering::Acquire) == instance {
-            self.invalidate();
+            self.changed();
         }
     }
 }
@@ -355,6 +370,11 @@ impl Instance {
     /// The paths the instance asked the host to watch.
     pub fn watches(&self) -> &BTreeMap<String, WatchRequest> {
         &self.store.data().watches
+    }
+
+    /// A number no other instance in this process has.
+    pub fn id(&self) -> u64 {
+        self.store.data().instance
     }
 
     /// The grants this instance was started with.

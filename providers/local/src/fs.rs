@@ -24,13 +24,15 @@ impl Preopens {
         Preopens { dirs }
     }
 
-    /// The preopen mounted exactly at `guest_path`, if any.
-    pub fn at(&self, guest_path: &str) -> Option<&Descriptor> {
+    /// The index of the preopen mounted exactly at `guest_path`, if any.
+    pub fn index_of(&self, guest_path: &str) -> Option<usize> {
         let guest_path = guest_path.trim_end_matches('/');
-        self.dirs
-            .iter()
-            .find(|(path, _)| path == guest_path)
-            .map(|(_, d)| d)
+        self.dirs.iter().position(|(path, _)| path == guest_path)
+    }
+
+    /// The preopen at `index` (from [`Preopens::index_of`]).
+    pub fn get(&self, index: usize) -> &Descriptor {
+        &self.dirs[index].1
     }
 
     /// The deepest preopen containing `guest_path`, with the path relative to it.
@@ -131,16 +133,33 @@ pub fn stat_at(dir: &Descriptor, path: &str) -> Result<Found, FsError> {
     })
 }
 
-/// Reads a whole file. `expected` (from a prior stat) sizes the first read so
-/// that a file of that size costs one `open-at` and one `read`.
-pub fn read_at(dir: &Descriptor, path: &str, expected: u64, limit: u64) -> Result<Vec<u8>, FsError> {
-    let file = dir.open_at(
+/// Reads a whole file (at most `limit` bytes).
+pub fn read_at(dir: &Descriptor, path: &str, limit: u64) -> Result<Vec<u8>, FsError> {
+    let file = open_file(dir, path)?;
+    read_all(&file, 0, limit)
+}
+
+/// Reads a whole file and the stamp it had when opened: `open-at`, one
+/// `stat` and, for a file of the stat'ed size, one `read`.
+pub fn read_file(dir: &Descriptor, path: &str, limit: u64) -> Result<(Vec<u8>, Stamp), FsError> {
+    let file = open_file(dir, path)?;
+    let stat = file.stat()?;
+    if stat.type_ != DescriptorType::RegularFile {
+        return Err(FsError::Permanent("is not a regular file".to_string()));
+    }
+    if stat.size > limit {
+        return Err(FsError::TooLarge(stat.size));
+    }
+    Ok((read_all(&file, stat.size, limit)?, Stamp::of(&stat)))
+}
+
+fn open_file(dir: &Descriptor, path: &str) -> Result<Descriptor, FsError> {
+    Ok(dir.open_at(
         PathFlags::SYMLINK_FOLLOW,
         path,
         OpenFlags::empty(),
         DescriptorFlags::READ,
-    )?;
-    read_all(&file, expected, limit)
+    )?)
 }
 
 /// Opens a directory relative to `dir`.
@@ -184,7 +203,7 @@ pub struct Entry {
     pub kind: DescriptorType,
 }
 
-/// Lists a directory, sorted by name so every scan sees the same order.
+/// Lists a directory, in the order the filesystem returns.
 pub fn list_dir(dir: &Descriptor) -> Result<Vec<Entry>, FsError> {
     let stream = dir.read_directory()?;
     let mut entries = Vec::new();
@@ -194,6 +213,5 @@ pub fn list_dir(dir: &Descriptor) -> Result<Vec<Entry>, FsError> {
             kind: entry.type_,
         });
     }
-    entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
     Ok(entries)
 }

@@ -2,131 +2,118 @@
 //!
 //! It reads only the roots the host preopened for it, read-only. Bundle
 //! (`<root>/<name>/SKILL.md`) and flat (`<root>/<name>.md`) layouts are
-//! discovered; deeper files are never taken for skills. Parsed frontmatter is
-//! kept between calls and a document is read again only when its size or
-//! mtime changed. Bodies are never cached: each `load` reads the file.
+//! discovered; deeper files are never taken for skills. What it learned is
+//! kept between calls: a snapshot re-examines only what the host said may
+//! have changed (or stats everything on a rescan) and sends only what did
+//! change. Bodies are never cached: each `load` reads the file.
 
 mod fs;
 mod resources;
 mod scan;
 
 use fs::{FsError, Preopens};
-use scan::{ScanResult, Scanner};
-use skillhost_guest_sdk::frontmatter::{Finding, MAX_DOCUMENT_BYTES, parse_document};
+use scan::Catalog;
+use skillhost_guest_sdk::frontmatter::{Finding, MAX_DOCUMENT_BYTES, parse_document, too_large};
 use skillhost_guest_sdk::host::{self, LogLevel};
 use skillhost_guest_sdk::{
-    ChangeEvent, ChangeKind, Diagnostic, Observation, Provider, ProviderConfig, ProviderError,
-    Resource, Severity, SkillDocument, SkillEntry, to_wit_diagnostic, to_wit_frontmatter,
+    ChangeEvent, ChangeKind, Observation, Provider, ProviderConfig, ProviderError, Resource, SkillDocument,
+    SkillEntry, SnapshotRequest, to_wit_frontmatter,
 };
-use std::collections::BTreeSet;
+
+/// What a skill is, as far as loading and resources are concerned.
+#[derive(Debug, Clone)]
+pub struct SkillRef {
+    /// The document's guest path.
+    pub doc: String,
+    /// The base folder's guest path.
+    pub base: String,
+    /// Whether it is a flat skill.
+    pub flat: bool,
+    /// The name it gets when the frontmatter declares none.
+    pub default_name: String,
+    /// The preopen and path its document is read through.
+    pub dir: usize,
+    /// The document's path inside that preopen.
+    pub rel: String,
+}
 
 /// The provider's state between calls.
 pub struct LocalProvider {
     id: String,
-    roots: Vec<String>,
     preopens: Preopens,
-    scanner: Scanner,
-    last: Option<ScanResult>,
-    watched: BTreeSet<String>,
+    catalog: Catalog,
 }
 
 impl LocalProvider {
-    fn rescan(&mut self) -> &ScanResult {
-        let result = self.scanner.scan(&self.roots, &self.preopens);
-        self.sync_watches(&result.watch);
-        self.last.insert(result)
-    }
-
-    /// Asks the host to watch exactly the folders whose changes matter: each
-    /// root and each bundle folder (never a whole tree).
-    fn sync_watches(&mut self, wanted: &[String]) {
-        let wanted: BTreeSet<String> = wanted.iter().cloned().collect();
-        let added: Vec<String> = wanted.difference(&self.watched).cloned().collect();
-        let removed: Vec<String> = self.watched.difference(&wanted).cloned().collect();
-        if !removed.is_empty() {
-            host::unwatch(&removed);
+    /// Starts and stops host watches to match the current entries.
+    fn sync_watches(&mut self) {
+        let (start, stop) = self.catalog.watch_changes();
+        if !stop.is_empty() {
+            host::unwatch(&stop);
         }
-        let mut accepted = wanted;
-        if !added.is_empty() {
-            for refusal in host::watch(&added, false) {
-                host::log(
-                    LogLevel::Warn,
-                    &format!("{}: watch {} refused: {}", self.id, refusal.path, refusal.reason),
-                );
-                accepted.remove(&refusal.path);
-            }
-        }
-        self.watched = accepted;
-    }
-
-    fn current(&mut self) -> &ScanResult {
-        if self.last.is_none() {
-            self.rescan();
-        }
-        self.last.get_or_insert_with(ScanResult::default)
-    }
-
-    /// Whether a change at `path` can alter the catalog: a root-level entry
-    /// or a skill document. Files deeper in a bundle (references, scripts,
-    /// assets) cannot.
-    fn matters(&self, path: &str) -> bool {
-        self.roots.iter().any(|root| {
-            let Some(rest) = path.strip_prefix(root.as_str()) else {
-                return false;
-            };
-            let Some(rest) = rest.strip_prefix('/') else {
-                return rest.is_empty();
-            };
-            match rest.split_once('/') {
-                None => true,
-                Some((_, inner)) => inner == scan::SKILL_FILE,
-            }
-        })
-    }
-
-    /// Rescans after changes and invalidates only when what the catalog
-    /// shows (members, frontmatter, diagnostics, completeness) differs.
-    fn react(&mut self, paths: impl IntoIterator<Item = String>, forced: bool) {
-        let relevant = forced || paths.into_iter().any(|p| self.matters(&p));
-        if !relevant {
+        if start.is_empty() {
             return;
         }
-        let before = self.last.take();
-        let after = self.rescan();
-        if before.as_ref() != Some(after) {
+        for refusal in host::watch(&start, false) {
+            host::log(
+                LogLevel::Warn,
+                &format!("{}: watch {} refused: {}", self.id, refusal.path, refusal.reason),
+            );
+            self.catalog.watch_refused(&refusal.path);
+        }
+    }
+
+    fn refresh(&mut self) {
+        self.catalog.refresh(&self.preopens);
+        self.sync_watches();
+    }
+
+    /// Re-examines what `paths` may have affected and invalidates only when
+    /// what the catalog shows (members, frontmatter, diagnostics,
+    /// completeness) changed.
+    fn react(&mut self, paths: impl IntoIterator<Item = String>, rescan: bool) {
+        if !self.catalog.scanned() {
+            // Nothing was observed yet: the first snapshot will see it all.
+            return;
+        }
+        if rescan {
+            self.catalog.suspect_all();
+        }
+        for path in paths {
+            self.catalog.suspect_path(&path);
+        }
+        let before = self.catalog.fingerprint();
+        self.refresh();
+        if self.catalog.fingerprint() != before {
             host::invalidate_provider();
         }
     }
 
-}
-
-fn entry(d: &scan::Discovered) -> SkillEntry {
-    SkillEntry {
-        frontmatter: to_wit_frontmatter(d.frontmatter.clone()),
-        path: d.doc.clone(),
-        base: d.base.clone(),
+    fn skill(&mut self, name: &str) -> Result<SkillRef, ProviderError> {
+        if !self.catalog.scanned() {
+            self.refresh();
+        }
+        let entry = self
+            .catalog
+            .find(name)
+            .ok_or_else(|| ProviderError::NotFound(format!("no skill named {name:?}")))?;
+        let (dir, rel) = entry.location();
+        Ok(SkillRef {
+            doc: entry.doc.clone(),
+            base: entry.base.clone(),
+            flat: entry.flat,
+            default_name: entry.default_name.clone(),
+            dir,
+            rel: rel.to_string(),
+        })
     }
 }
 
-fn diagnostics(result: &ScanResult) -> Vec<Diagnostic> {
-    result
-        .problems
-        .iter()
-        .map(|p| {
-            let severity = if p.error {
-                Severity::Error
-            } else {
-                Severity::Warning
-            };
-            to_wit_diagnostic(&p.path, severity, p.finding.clone())
-        })
-        .collect()
-}
-
-fn read_error(path: &str, e: FsError) -> ProviderError {
+/// Maps a read failure of `path` to the contract's error.
+pub fn read_error(path: &str, e: FsError) -> ProviderError {
     match e {
         FsError::Missing => ProviderError::NotFound(format!("{path} no longer exists")),
-        FsError::TooLarge(n) => ProviderError::Invalid(format!("{path}: {}", skillhost_guest_sdk::frontmatter::too_large(n))),
+        FsError::TooLarge(n) => ProviderError::Invalid(format!("{path}: {}", too_large(n))),
         other => ProviderError::Io(format!("{path}: {other}")),
     }
 }
@@ -142,91 +129,81 @@ impl Provider for LocalProvider {
                 "the local provider needs at least one root".to_string(),
             ));
         }
+        let preopens = Preopens::load();
         let roots = config
             .roots
             .iter()
             .map(|r| r.trim_end_matches('/').to_string())
             .collect();
+        let catalog = Catalog::new(roots, &preopens);
         Ok(LocalProvider {
             id: config.id,
-            roots,
-            preopens: Preopens::load(),
-            scanner: Scanner::default(),
-            last: None,
-            watched: BTreeSet::new(),
+            preopens,
+            catalog,
         })
     }
 
-    fn snapshot(&mut self) -> Observation {
-        let result = self.rescan();
+    fn snapshot(&mut self, request: SnapshotRequest) -> Observation {
+        if request.rescan {
+            self.catalog.suspect_all();
+        }
+        self.refresh();
+        let (diagnostics, complete) = self.catalog.diagnostics();
+        let (epoch, base, skills, removed) = self.catalog.take_changes(request.known);
         Observation {
-            skills: result.skills.iter().map(entry).collect(),
-            diagnostics: diagnostics(result),
-            complete: result.complete,
+            epoch,
+            base,
+            skills,
+            removed,
+            diagnostics,
+            complete,
         }
     }
 
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {
-        let found = match self.current().find(name) {
-            Some(d) => d.clone(),
-            None => self
-                .rescan()
-                .find(name)
-                .cloned()
-                .ok_or_else(|| ProviderError::NotFound(format!("no skill named {name:?}")))?,
-        };
-        let (dir, rel) = self
-            .preopens
-            .resolve(&found.doc)
-            .ok_or_else(|| ProviderError::NotFound(format!("{} is no longer granted", found.doc)))?;
+        let skill = self.skill(name)?;
         // C8: bodies are never cached; read the file as it is now.
-        let bytes = match fs::read_at(dir, rel, 0, MAX_DOCUMENT_BYTES) {
+        let bytes = match fs::read_at(self.preopens.get(skill.dir), &skill.rel, MAX_DOCUMENT_BYTES) {
             Ok(bytes) => bytes,
             Err(e) => {
+                self.catalog.suspect_document(&skill.doc);
                 host::invalidate_provider();
-                return Err(read_error(&found.doc, e));
+                return Err(read_error(&skill.doc, e));
             }
         };
-        let doc = parse_document(&bytes, &found.default_name).map_err(|f| invalid(&found.doc, f))?;
+        let doc = parse_document(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
         if doc.frontmatter.name != name {
             // C7: the file now declares another name; the catalog is stale.
+            self.catalog.suspect_document(&skill.doc);
             host::invalidate_provider();
             return Err(ProviderError::NameMismatch(format!(
                 "{} now declares the name {:?}, not {name:?}",
-                found.doc, doc.frontmatter.name
+                skill.doc, doc.frontmatter.name
             )));
         }
         Ok(SkillDocument {
             entry: SkillEntry {
                 frontmatter: to_wit_frontmatter(doc.frontmatter),
-                path: found.doc.clone(),
-                base: found.base.clone(),
+                path: skill.doc,
+                base: skill.base,
             },
             body: doc.body.to_string(),
         })
     }
 
     fn list_resources(&mut self, name: &str) -> Result<Vec<Resource>, ProviderError> {
-        let found = self
-            .current()
-            .find(name)
-            .cloned()
-            .ok_or_else(|| ProviderError::NotFound(format!("no skill named {name:?}")))?;
-        resources::list(&self.preopens, &found)
+        let skill = self.skill(name)?;
+        resources::list(&self.preopens, &skill)
     }
 
     fn read_resource(&mut self, name: &str, path: &str) -> Result<Vec<u8>, ProviderError> {
-        let found = self
-            .current()
-            .find(name)
-            .cloned()
-            .ok_or_else(|| ProviderError::NotFound(format!("no skill named {name:?}")))?;
-        resources::read(&self.preopens, &found, path)
+        let skill = self.skill(name)?;
+        resources::read(&self.preopens, &skill, path)
     }
 
     fn on_change(&mut self, events: Vec<ChangeEvent>) {
-        let forced = events.iter().any(|e| e.kind == ChangeKind::Rescan);
-        self.react(events.into_iter().map(|e| e.path), forced);
+        let rescan = events.iter().any(|e| e.kind == ChangeKind::Rescan);
+        self.react(events.into_iter().map(|e| e.path), rescan);
     }
 
     fn observe(&mut self, paths: Vec<String>) {

@@ -2,7 +2,7 @@
 
 use crate::fs::{self, FsError, Preopens};
 use crate::read_error;
-use crate::scan::Discovered;
+use crate::SkillRef;
 use sha2::{Digest, Sha256};
 use skillhost_guest_sdk::{ProviderError, Resource};
 use wasip2::filesystem::types::{Descriptor, DescriptorType};
@@ -17,11 +17,10 @@ pub const MAX_RESOURCE_BYTES: u64 = 64 * 1024 * 1024;
 /// Lists every regular file of the skill (the flat file alone for a flat
 /// skill), sorted by path. Symlinked folders are not walked, so a link loop
 /// cannot trap the walk.
-pub fn list(preopens: &Preopens, skill: &Discovered) -> Result<Vec<Resource>, ProviderError> {
+pub fn list(preopens: &Preopens, skill: &SkillRef) -> Result<Vec<Resource>, ProviderError> {
     if skill.flat {
-        let (dir, rel) = resolve(preopens, &skill.doc)?;
         let file_name = skill.doc.rsplit('/').next().unwrap_or_default();
-        return Ok(vec![describe(dir, rel, file_name, &skill.doc)?]);
+        return Ok(vec![describe(preopens.get(skill.dir), &skill.rel, file_name, &skill.base)?]);
     }
     let (dir, rel) = resolve(preopens, &skill.base)?;
     let base = if rel == "." {
@@ -76,7 +75,7 @@ fn walk(
 }
 
 fn describe(dir: &Descriptor, rel: &str, shown: &str, guest_base: &str) -> Result<Resource, ProviderError> {
-    let bytes = fs::read_at(dir, rel, 0, MAX_RESOURCE_BYTES)
+    let bytes = fs::read_at(dir, rel, MAX_RESOURCE_BYTES)
         .map_err(|e| read_error(&format!("{guest_base}/{shown}"), e))?;
     Ok(Resource {
         path: shown.to_string(),
@@ -99,7 +98,7 @@ pub fn digest(bytes: &[u8]) -> String {
 
 /// Reads one file of the skill; `path` is relative to its base folder and
 /// may not climb out of it.
-pub fn read(preopens: &Preopens, skill: &Discovered, path: &str) -> Result<Vec<u8>, ProviderError> {
+pub fn read(preopens: &Preopens, skill: &SkillRef, path: &str) -> Result<Vec<u8>, ProviderError> {
     check_relative(path)?;
     if skill.flat {
         let file_name = skill.doc.rsplit('/').next().unwrap_or_default();
@@ -111,7 +110,7 @@ pub fn read(preopens: &Preopens, skill: &Discovered, path: &str) -> Result<Vec<u
     }
     let full = format!("{}/{path}", skill.base);
     let (dir, rel) = resolve(preopens, &full)?;
-    fs::read_at(dir, rel, 0, MAX_RESOURCE_BYTES).map_err(|e| read_error(&full, e))
+    fs::read_at(dir, rel, MAX_RESOURCE_BYTES).map_err(|e| read_error(&full, e))
 }
 
 fn check_relative(path: &str) -> Result<(), ProviderError> {

@@ -1,321 +1,598 @@
-//! Discovery: which entries of a root are skills, parsed once and kept until
-//! their size or modification time changes.
+//! Discovery state: every entry of every root, what it turned out to be,
+//! and when that last changed, so a snapshot re-examines only what may have
+//! changed and sends the host only what did.
 
-use crate::fs::{self, Entry, FsError, Preopens, Stamp};
+use crate::fs::{self, FsError, Preopens, Stamp};
 use skillhost_guest_sdk::frontmatter::{
-    Finding, Frontmatter, MAX_DOCUMENT_BYTES, parse_document, starts_with_frontmatter, too_large,
+    Finding, MAX_DOCUMENT_BYTES, parse_document, starts_with_frontmatter, too_large,
 };
-use std::collections::HashMap;
-use wasip2::filesystem::types::{Descriptor, DescriptorType};
+use skillhost_guest_sdk::{Diagnostic, Severity, SkillEntry, to_wit_diagnostic, to_wit_frontmatter};
+use std::collections::BTreeMap;
+use wasip2::filesystem::types::DescriptorType;
 
 /// The document file of a bundle skill.
 pub const SKILL_FILE: &str = "SKILL.md";
 
-/// What a candidate document turned out to be.
+/// What an entry turned out to be.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum State {
+    /// Not examined yet.
+    Unknown,
+    /// Not a skill (a folder without `SKILL.md`, a flat file without
+    /// frontmatter), possibly with something worth reporting.
+    NotSkill(Option<(Severity, Finding)>),
     /// A skill, with the warnings its frontmatter earned.
     Skill {
-        /// The parsed frontmatter.
-        frontmatter: Frontmatter,
+        /// The entry as the host receives it.
+        entry: SkillEntry,
         /// Problems that did not stop it loading.
         warnings: Vec<Finding>,
     },
-    /// A flat `.md` file without frontmatter (a README, notes): not a skill.
-    NotASkill,
     /// A document that cannot be a skill until someone fixes it.
     Broken(Finding),
 }
 
-struct Cached {
-    stamp: Stamp,
-    outcome: Outcome,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `<root>/<name>/SKILL.md`.
+    Bundle,
+    /// `<root>/<name>.md`.
+    Flat,
+    /// A symlink the sandbox must follow to learn what it is.
+    Link,
 }
 
-/// A skill as discovered, in guest paths.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Discovered {
-    /// The document (`.../SKILL.md` or the flat file).
+/// One entry of a root.
+pub struct Entry {
+    /// What the directory listing said (a link stays a link here).
+    listed: Kind,
+    /// What it resolved to.
+    kind: Kind,
+    /// The document's guest path.
     pub doc: String,
     /// The folder its relative paths resolve against.
     pub base: String,
-    /// Whether it is a flat `<root>/<name>.md` skill.
+    /// Whether it is a flat skill.
     pub flat: bool,
-    /// The name it gets when the frontmatter declares none.
+    /// The name used when the frontmatter declares none.
     pub default_name: String,
-    /// The parsed frontmatter.
-    pub frontmatter: Frontmatter,
+    /// The preopen the document is read through, and the path inside it.
+    dir: usize,
+    rel: String,
+    stamp: Option<Stamp>,
+    /// What it is.
+    pub state: State,
+    version: u64,
+    suspect: bool,
+    transient: Option<String>,
+    seen: u64,
+    watched: bool,
 }
 
-/// A problem, in guest paths.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
-    /// True for errors (the skill was skipped), false for warnings.
-    pub error: bool,
-    /// The file or folder concerned.
-    pub path: String,
-    /// The parser's finding (line, field, message).
-    pub finding: Finding,
-}
-
-/// The result of one scan over every root.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ScanResult {
-    /// Skills in root order, then entry-name order. Names may repeat: the
-    /// host, which knows the host paths, reports duplicates.
-    pub skills: Vec<Discovered>,
-    /// Problems found on the way.
-    pub problems: Vec<Problem>,
-    /// False when a transient failure hid part of a root.
-    pub complete: bool,
-    /// Folders whose changes matter: each present root and bundle folder.
-    pub watch: Vec<String>,
-}
-
-impl ScanResult {
-    /// The first skill named `name`, if discovered.
-    pub fn find(&self, name: &str) -> Option<&Discovered> {
-        self.skills.iter().find(|s| s.frontmatter.name == name)
+impl Entry {
+    /// The path of this entry's document relative to its preopen.
+    pub fn location(&self) -> (usize, &str) {
+        (self.dir, &self.rel)
     }
 }
 
-/// A document to look at: where it is and how to reach it.
-struct Candidate<'p> {
-    dir: &'p Descriptor,
-    rel: String,
-    doc: String,
-    base: String,
-    default_name: String,
-    flat: bool,
+struct Root {
+    guest: String,
+    preopen: Option<usize>,
+    entries: BTreeMap<String, Entry>,
+    listing_suspect: bool,
+    listing_failure: Option<(bool, String)>,
+    watched: bool,
 }
 
-/// Keeps parsed documents between scans.
-#[derive(Default)]
-pub struct Scanner {
-    cache: HashMap<String, Cached>,
+/// Discovery state across calls.
+pub struct Catalog {
+    roots: Vec<Root>,
+    clock: u64,
+    sent: Option<u64>,
+    tombstones: Vec<String>,
+    unwatch: Vec<String>,
+    listings: u64,
+    scanned: bool,
 }
 
-impl Scanner {
-    /// Scans every root (highest precedence first). Documents whose size and
-    /// mtime are unchanged since the last scan are not read again.
-    pub fn scan(&mut self, roots: &[String], preopens: &Preopens) -> ScanResult {
-        let mut result = ScanResult {
-            complete: true,
-            ..ScanResult::default()
-        };
-        let mut seen: HashMap<String, ()> = HashMap::with_capacity(self.cache.len());
-        for root in roots {
-            let Some(root_dir) = preopens.at(root) else {
-                // Not granted: the root does not exist (yet). That is a
-                // complete, empty view; the host watches for it to appear.
-                result.watch.push(root.clone());
+/// What a refresh changed, for deciding whether to invalidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprint {
+    clock: u64,
+    transient: usize,
+}
+
+impl Catalog {
+    /// Discovery over `roots` (guest paths, highest precedence first).
+    pub fn new(roots: Vec<String>, preopens: &Preopens) -> Self {
+        let roots = roots
+            .into_iter()
+            .map(|guest| Root {
+                preopen: preopens.index_of(&guest),
+                guest,
+                entries: BTreeMap::new(),
+                listing_suspect: true,
+                listing_failure: None,
+                watched: false,
+            })
+            .collect();
+        Catalog {
+            roots,
+            clock: 0,
+            sent: None,
+            tombstones: Vec::new(),
+            unwatch: Vec::new(),
+            listings: 0,
+            scanned: false,
+        }
+    }
+
+    /// Whether anything has been examined yet.
+    pub fn scanned(&self) -> bool {
+        self.scanned
+    }
+
+    /// Marks everything for re-examination. With stamps, unchanged
+    /// documents cost one `stat` instead of a read.
+    pub fn suspect_all(&mut self) {
+        for root in &mut self.roots {
+            root.listing_suspect = true;
+            for entry in root.entries.values_mut() {
+                entry.suspect = true;
+            }
+        }
+    }
+
+    /// Marks what a change at `path` may have affected. Deeper files of a
+    /// bundle (references, scripts) cannot change the catalog and are ignored.
+    pub fn suspect_path(&mut self, path: &str) {
+        for root in &mut self.roots {
+            if path == root.guest || root.guest.starts_with(&format!("{path}/")) {
+                root.listing_suspect = true;
+                continue;
+            }
+            let Some(rest) = path.strip_prefix(root.guest.as_str()).and_then(|r| r.strip_prefix('/')) else {
                 continue;
             };
-            result.watch.push(root.clone());
-            let entries = match fs::list_dir(root_dir) {
-                Ok(entries) => entries,
-                Err(e) => {
-                    result.complete &= !matches!(e, FsError::Transient(_));
-                    result.problems.push(problem(root, format!("cannot list the root: {e}")));
-                    continue;
-                }
+            let (name, inner) = match rest.split_once('/') {
+                Some((name, inner)) => (name, Some(inner)),
+                None => (rest, None),
             };
-            for entry in entries {
-                let Some(candidate) = self.candidate(root, root_dir, &entry, preopens, &mut result)
-                else {
-                    continue;
-                };
-                seen.insert(candidate.doc.clone(), ());
-                if !candidate.flat {
-                    result.watch.push(candidate.base.clone());
+            match inner {
+                None => {
+                    root.listing_suspect = true;
+                    if let Some(entry) = root.entries.get_mut(name) {
+                        entry.suspect = true;
+                        entry.stamp = None;
+                    }
                 }
-                let Some(outcome) = self.examine(&candidate, &mut result) else {
-                    continue;
-                };
-                match outcome {
-                    Outcome::NotASkill => {}
-                    Outcome::Broken(finding) => result.problems.push(Problem {
-                        error: true,
-                        path: candidate.doc.clone(),
-                        finding: finding.clone(),
-                    }),
-                    Outcome::Skill {
-                        frontmatter,
-                        warnings,
-                    } => {
+                Some(SKILL_FILE) => {
+                    if let Some(entry) = root.entries.get_mut(name) {
+                        entry.suspect = true;
+                        entry.stamp = None;
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Marks the entry whose document is `doc` for re-examination.
+    pub fn suspect_document(&mut self, doc: &str) {
+        for root in &mut self.roots {
+            for entry in root.entries.values_mut() {
+                if entry.doc == doc {
+                    entry.suspect = true;
+                    entry.stamp = None;
+                }
+            }
+        }
+    }
+
+    /// The state a change decision compares.
+    pub fn fingerprint(&self) -> Fingerprint {
+        let transient = self
+            .roots
+            .iter()
+            .map(|r| {
+                usize::from(r.listing_failure.as_ref().is_some_and(|(t, _)| *t))
+                    + r.entries.values().filter(|e| e.transient.is_some()).count()
+            })
+            .sum();
+        Fingerprint {
+            clock: self.clock,
+            transient,
+        }
+    }
+
+    /// Re-examines whatever is suspect.
+    pub fn refresh(&mut self, preopens: &Preopens) {
+        self.scanned = true;
+        for index in 0..self.roots.len() {
+            if self.roots[index].listing_suspect {
+                self.relist(index, preopens);
+            }
+            let Catalog { roots, clock, .. } = self;
+            for entry in roots[index].entries.values_mut().filter(|e| e.suspect) {
+                examine(entry, preopens, clock);
+            }
+        }
+    }
+
+    /// Lists a root again: new entries are added (suspect), vanished ones
+    /// removed.
+    fn relist(&mut self, index: usize, preopens: &Preopens) {
+        self.listings += 1;
+        let pass = self.listings;
+        let root = &mut self.roots[index];
+        root.listing_suspect = false;
+        let listed = match root.preopen {
+            // Not granted: the root does not exist (yet). That is a complete,
+            // empty view; the host watches for it to appear.
+            None => Ok(Vec::new()),
+            Some(dir) => fs::list_dir(preopens.get(dir)),
+        };
+        let listed = match listed {
+            Ok(listed) => {
+                let changed = root.listing_failure.take().is_some();
+                if changed {
+                    self.clock += 1;
+                }
+                listed
+            }
+            Err(e) => {
+                let transient = matches!(e, FsError::Transient(_));
+                let failure = Some((transient, format!("cannot list the root: {e}")));
+                if root.listing_failure != failure {
+                    root.listing_failure = failure;
+                    self.clock += 1;
+                }
+                // Keep the entries: a failed listing proves nothing gone.
+                return;
+            }
+        };
+        for item in listed {
+            if item.name.starts_with('.') {
+                continue;
+            }
+            let Some((kind, dir, rel, doc, base, default_name)) = classify_entry(root, &item, preopens) else {
+                continue;
+            };
+            match root.entries.get_mut(&item.name) {
+                Some(existing) if existing.listed == kind && existing.dir == dir => {
+                    existing.seen = pass;
+                }
+                _ => {
+                    if let Some(old) = root.entries.remove(&item.name) {
+                        forget(old, &mut self.clock, &mut self.tombstones, &mut self.unwatch);
+                    }
+                    let entry = Entry {
+                        listed: kind,
+                        kind,
+                        flat: kind == Kind::Flat,
+                        doc,
+                        base,
+                        default_name,
+                        dir,
+                        rel,
+                        stamp: None,
+                        state: State::Unknown,
+                        version: 0,
+                        suspect: true,
+                        transient: None,
+                        seen: pass,
+                        watched: false,
+                    };
+                    root.entries.insert(item.name, entry);
+                }
+            }
+        }
+        let gone: Vec<String> = root
+            .entries
+            .iter()
+            .filter(|(_, e)| e.seen != pass)
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in gone {
+            if let Some(old) = root.entries.remove(&name) {
+                forget(old, &mut self.clock, &mut self.tombstones, &mut self.unwatch);
+            }
+        }
+    }
+
+    /// Paths to start and stop watching: each root and each bundle folder.
+    pub fn watch_changes(&mut self) -> (Vec<String>, Vec<String>) {
+        let mut start = Vec::new();
+        for root in &mut self.roots {
+            if !root.watched {
+                root.watched = true;
+                start.push(root.guest.clone());
+            }
+            for entry in root.entries.values_mut() {
+                if !entry.watched && entry.kind != Kind::Flat {
+                    entry.watched = true;
+                    start.push(entry.base.clone());
+                }
+            }
+        }
+        (start, std::mem::take(&mut self.unwatch))
+    }
+
+    /// Forgets that a path was watched (the host refused it).
+    pub fn watch_refused(&mut self, path: &str) {
+        for root in &mut self.roots {
+            if root.guest == path {
+                root.watched = false;
+            }
+            for entry in root.entries.values_mut() {
+                if entry.base == path {
+                    entry.watched = false;
+                }
+            }
+        }
+    }
+
+    /// Every diagnostic, and whether the view is complete.
+    pub fn diagnostics(&self) -> (Vec<Diagnostic>, bool) {
+        let mut out = Vec::new();
+        let mut complete = true;
+        for root in &self.roots {
+            if let Some((transient, message)) = &root.listing_failure {
+                complete &= !transient;
+                out.push(diagnostic(&root.guest, Severity::Error, None, message));
+            }
+            for entry in root.entries.values() {
+                if let Some(message) = &entry.transient {
+                    complete = false;
+                    out.push(diagnostic(&entry.doc, Severity::Error, None, message));
+                }
+                match &entry.state {
+                    State::Skill { warnings, .. } => {
                         for w in warnings {
-                            result.problems.push(Problem {
-                                error: false,
-                                path: candidate.doc.clone(),
-                                finding: w.clone(),
-                            });
+                            out.push(to_wit_diagnostic(&entry.doc, Severity::Warning, w.clone()));
                         }
-                        result.skills.push(Discovered {
-                            doc: candidate.doc,
-                            base: candidate.base,
-                            flat: candidate.flat,
-                            default_name: candidate.default_name,
-                            frontmatter: frontmatter.clone(),
-                        });
                     }
+                    State::Broken(finding) => {
+                        out.push(to_wit_diagnostic(&entry.doc, Severity::Error, finding.clone()));
+                    }
+                    State::NotSkill(Some((severity, finding))) => {
+                        out.push(to_wit_diagnostic(&entry.doc, *severity, finding.clone()));
+                    }
+                    State::NotSkill(None) | State::Unknown => {}
                 }
             }
         }
-        self.cache.retain(|doc, _| seen.contains_key(doc));
-        result
+        (out, complete)
     }
 
-    /// Decides whether a root entry can hold a skill, and where its document is.
-    fn candidate<'p>(
-        &self,
-        root: &str,
-        root_dir: &'p Descriptor,
-        entry: &Entry,
-        preopens: &'p Preopens,
-        result: &mut ScanResult,
-    ) -> Option<Candidate<'p>> {
-        let name = &entry.name;
-        if name.starts_with('.') {
-            return None;
-        }
-        let path = format!("{root}/{name}");
-        let kind = match entry.kind {
-            DescriptorType::SymbolicLink => {
-                // The host mounts the target of a linked skill folder at the
-                // link's own path, so the sandbox never has to leave a grant.
-                if let Some(mounted) = preopens.at(&path) {
-                    return Some(Candidate {
-                        dir: mounted,
-                        rel: SKILL_FILE.to_string(),
-                        doc: format!("{path}/{SKILL_FILE}"),
-                        base: path,
-                        default_name: name.clone(),
-                        flat: false,
-                    });
-                }
-                match fs::stat_at(root_dir, name) {
-                    Ok(found) => found.kind,
-                    Err(FsError::Missing) => {
-                        result.problems.push(problem(&path, "dangling symlink: its target does not exist"));
-                        return None;
-                    }
-                    Err(e) => {
-                        result.complete &= !matches!(e, FsError::Transient(_));
-                        result
-                            .problems
-                            .push(problem(&path, format!("cannot follow symlink: {e}")));
-                        return None;
-                    }
+    /// The skills to send: all of them, or only those changed since the
+    /// observation the host holds. Returns (epoch, base, skills, removed).
+    pub fn take_changes(&mut self, known: Option<u64>) -> (u64, Option<u64>, Vec<SkillEntry>, Vec<String>) {
+        let base = known.filter(|k| Some(*k) == self.sent);
+        let since = base.unwrap_or(0);
+        let mut skills = Vec::new();
+        for root in &self.roots {
+            for entry in root.entries.values() {
+                if let State::Skill { entry: skill, .. } = &entry.state
+                    && (base.is_none() || entry.version > since)
+                {
+                    skills.push(skill.clone());
                 }
             }
-            kind => kind,
-        };
-        match kind {
-            DescriptorType::Directory => Some(Candidate {
-                dir: root_dir,
-                rel: format!("{name}/{SKILL_FILE}"),
-                doc: format!("{path}/{SKILL_FILE}"),
-                base: path,
-                default_name: name.clone(),
-                flat: false,
-            }),
-            DescriptorType::RegularFile => {
-                let stem = markdown_stem(name)?;
-                if name == SKILL_FILE {
-                    result.problems.push(Problem {
-                        error: false,
-                        path,
-                        finding: Finding {
-                            line: None,
-                            field: None,
-                            message: "a SKILL.md directly in a skills root is not a skill; \
-                                      use its parent folder as the root"
-                                .to_string(),
-                        },
-                    });
-                    return None;
-                }
-                Some(Candidate {
-                    dir: root_dir,
-                    rel: name.clone(),
-                    doc: path,
-                    base: root.to_string(),
-                    default_name: stem.to_string(),
-                    flat: true,
-                })
-            }
-            _ => None,
         }
-    }
-
-    /// Returns the candidate's outcome, from the cache when its stamp is
-    /// unchanged. `None` when there is no document (a folder that is not a
-    /// skill) or a transient failure (recorded in `result`).
-    fn examine(&mut self, c: &Candidate<'_>, result: &mut ScanResult) -> Option<&Outcome> {
-        let found = match fs::stat_at(c.dir, &c.rel) {
-            Ok(found) => found,
-            Err(FsError::Missing) => {
-                self.cache.remove(&c.doc);
-                return None;
-            }
-            Err(e) => return self.failed(c, e, result),
-        };
-        if found.kind != DescriptorType::RegularFile {
-            let outcome = Outcome::Broken(Finding {
-                line: None,
-                field: None,
-                message: "is not a regular file".to_string(),
-            });
-            return Some(self.store(c, found.stamp, outcome));
-        }
-        if self.cache.get(&c.doc).is_some_and(|hit| hit.stamp == found.stamp) {
-            return self.cache.get(&c.doc).map(|hit| &hit.outcome);
-        }
-        let outcome = if found.stamp.size > MAX_DOCUMENT_BYTES {
-            Outcome::Broken(too_large(found.stamp.size))
+        let removed = if base.is_some() {
+            let present: std::collections::HashSet<&str> = skills.iter().map(|s| s.path.as_str()).collect();
+            self.tombstones
+                .iter()
+                .filter(|doc| !present.contains(doc.as_str()))
+                .cloned()
+                .collect()
         } else {
-            match fs::read_at(c.dir, &c.rel, found.stamp.size, MAX_DOCUMENT_BYTES) {
-                Ok(bytes) => classify(&bytes, c),
-                Err(FsError::TooLarge(n)) => Outcome::Broken(too_large(n)),
-                Err(FsError::Missing) => {
-                    self.cache.remove(&c.doc);
-                    return None;
-                }
-                Err(e) => return self.failed(c, e, result),
-            }
+            Vec::new()
         };
-        Some(self.store(c, found.stamp, outcome))
+        self.tombstones.clear();
+        self.sent = Some(self.clock);
+        (self.clock, base, skills, removed)
     }
 
-    fn store(&mut self, c: &Candidate<'_>, stamp: Stamp, outcome: Outcome) -> &Outcome {
-        let slot = self.cache.entry(c.doc.clone()).insert_entry(Cached { stamp, outcome });
-        &slot.into_mut().outcome
-    }
-
-    /// Records a read failure. A transient one leaves the cache alone and
-    /// makes the scan incomplete; a permanent one is an error for that file.
-    fn failed(&mut self, c: &Candidate<'_>, e: FsError, result: &mut ScanResult) -> Option<&Outcome> {
-        if matches!(e, FsError::Transient(_)) {
-            result.complete = false;
-        } else {
-            self.cache.remove(&c.doc);
-        }
-        result.problems.push(problem(&c.doc, format!("cannot read: {e}")));
-        None
+    /// The first skill named `name`.
+    pub fn find(&self, name: &str) -> Option<&Entry> {
+        self.roots
+            .iter()
+            .flat_map(|r| r.entries.values())
+            .find(|e| matches!(&e.state, State::Skill { entry, .. } if entry.frontmatter.name == name))
     }
 }
 
-/// Parses a document read for candidate `c`.
-fn classify(bytes: &[u8], c: &Candidate<'_>) -> Outcome {
-    if c.flat && !starts_with_frontmatter(bytes) {
-        return Outcome::NotASkill;
+/// Records that `old` left the catalog.
+fn forget(old: Entry, clock: &mut u64, tombstones: &mut Vec<String>, unwatch: &mut Vec<String>) {
+    if old.watched {
+        unwatch.push(old.base.clone());
     }
-    match parse_document(bytes, &c.default_name) {
-        Ok(doc) => Outcome::Skill {
-            frontmatter: doc.frontmatter,
+    match old.state {
+        State::Skill { .. } => {
+            *clock += 1;
+            tombstones.push(old.doc);
+        }
+        State::Broken(_) | State::NotSkill(Some(_)) => *clock += 1,
+        State::NotSkill(None) | State::Unknown => {
+            if old.transient.is_some() {
+                *clock += 1;
+            }
+        }
+    }
+}
+
+type Classified = (Kind, usize, String, String, String, String);
+
+/// What a root entry can be, and where its document is.
+fn classify_entry(root: &Root, item: &fs::Entry, preopens: &Preopens) -> Option<Classified> {
+    let root_dir = root.preopen?;
+    let name = &item.name;
+    let path = format!("{}/{name}", root.guest);
+    match item.kind {
+        DescriptorType::Directory => Some((
+            Kind::Bundle,
+            root_dir,
+            format!("{name}/{SKILL_FILE}"),
+            format!("{path}/{SKILL_FILE}"),
+            path,
+            name.clone(),
+        )),
+        DescriptorType::SymbolicLink => match preopens.index_of(&path) {
+            // The host mounts the target of a linked skill folder at the
+            // link's own path, so the sandbox never has to leave a grant.
+            Some(mounted) => Some((
+                Kind::Bundle,
+                mounted,
+                SKILL_FILE.to_string(),
+                format!("{path}/{SKILL_FILE}"),
+                path,
+                name.clone(),
+            )),
+            None => Some((Kind::Link, root_dir, name.clone(), path.clone(), path, name.clone())),
+        },
+        DescriptorType::RegularFile => {
+            let stem = markdown_stem(name)?;
+            Some((Kind::Flat, root_dir, name.clone(), path, root.guest.clone(), stem.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// Re-examines one entry, bumping `clock` when what it shows changed.
+fn examine(entry: &mut Entry, preopens: &Preopens, clock: &mut u64) {
+    entry.suspect = false;
+    let previous_transient = entry.transient.take();
+    let state = match look(entry, preopens) {
+        Ok(Some(state)) => state,
+        Ok(None) => {
+            // Unchanged; recovering from a transient failure still changes
+            // what the host sees (completeness).
+            if previous_transient.is_some() {
+                *clock += 1;
+            }
+            return;
+        }
+        Err(message) => {
+            if previous_transient.as_ref() != Some(&message) {
+                *clock += 1;
+            }
+            entry.transient = Some(message);
+            return;
+        }
+    };
+    if state != entry.state {
+        *clock += 1;
+        entry.version = *clock;
+        entry.state = state;
+    } else if previous_transient.is_some() {
+        *clock += 1;
+    }
+}
+
+/// The entry's state now; `Ok(None)` when its stamp shows it unchanged,
+/// `Err` for a transient failure.
+fn look(entry: &mut Entry, preopens: &Preopens) -> Result<Option<State>, String> {
+    let dir = preopens.get(entry.dir);
+    if entry.kind == Kind::Link {
+        return Ok(Some(match fs::stat_at(dir, &entry.rel) {
+            Ok(found) if found.kind == DescriptorType::Directory => {
+                // A link to a folder inside the root: read it through the root.
+                entry.rel = format!("{}/{SKILL_FILE}", entry.rel);
+                entry.doc = format!("{}/{SKILL_FILE}", entry.base);
+                entry.kind = Kind::Bundle;
+                return look(entry, preopens);
+            }
+            Ok(found) if found.kind == DescriptorType::RegularFile && markdown_stem(&entry.rel).is_some() => {
+                entry.kind = Kind::Flat;
+                entry.flat = true;
+                entry.default_name = markdown_stem(&entry.rel).unwrap_or_default().to_string();
+                entry.base = entry.doc.rsplit_once('/').map(|(b, _)| b.to_string()).unwrap_or_default();
+                return look(entry, preopens);
+            }
+            Ok(_) => State::NotSkill(None),
+            Err(FsError::Missing) => State::NotSkill(Some((
+                Severity::Error,
+                note("dangling symlink: its target does not exist"),
+            ))),
+            Err(FsError::Transient(m)) => return Err(format!("cannot follow symlink: {m}")),
+            Err(e) => State::NotSkill(Some((Severity::Error, note(&format!("cannot follow symlink: {e}"))))),
+        }));
+    }
+    if entry.flat && entry.rel == SKILL_FILE {
+        return Ok(Some(State::NotSkill(Some((
+            Severity::Warning,
+            note("a SKILL.md directly in a skills root is not a skill; use its parent folder as the root"),
+        )))));
+    }
+    if let Some(stamp) = entry.stamp {
+        match fs::stat_at(dir, &entry.rel) {
+            Ok(found) if found.stamp == stamp && found.kind == DescriptorType::RegularFile => return Ok(None),
+            Ok(_) => {}
+            Err(FsError::Missing) => {
+                entry.stamp = None;
+                return Ok(Some(State::NotSkill(None)));
+            }
+            Err(FsError::Transient(m)) => return Err(format!("cannot read: {m}")),
+            Err(_) => {}
+        }
+    }
+    match fs::read_file(dir, &entry.rel, MAX_DOCUMENT_BYTES) {
+        Ok((bytes, stamp)) => {
+            entry.stamp = Some(stamp);
+            Ok(Some(parse(entry, &bytes)))
+        }
+        Err(FsError::Missing) => {
+            entry.stamp = None;
+            Ok(Some(State::NotSkill(None)))
+        }
+        Err(FsError::TooLarge(n)) => {
+            entry.stamp = None;
+            Ok(Some(State::Broken(too_large(n))))
+        }
+        Err(FsError::Transient(m)) => Err(format!("cannot read: {m}")),
+        Err(FsError::Permanent(m)) => {
+            entry.stamp = None;
+            Ok(Some(State::Broken(note(&format!("cannot read: {m}")))))
+        }
+    }
+}
+
+/// Parses a document read for `entry`.
+fn parse(entry: &Entry, bytes: &[u8]) -> State {
+    if entry.flat && !starts_with_frontmatter(bytes) {
+        return State::NotSkill(None);
+    }
+    match parse_document(bytes, &entry.default_name) {
+        Ok(doc) => State::Skill {
+            entry: SkillEntry {
+                frontmatter: to_wit_frontmatter(doc.frontmatter),
+                path: entry.doc.clone(),
+                base: entry.base.clone(),
+            },
             warnings: doc.warnings,
         },
-        Err(finding) => Outcome::Broken(finding),
+        Err(finding) => State::Broken(finding),
+    }
+}
+
+fn note(message: &str) -> Finding {
+    Finding {
+        line: None,
+        field: None,
+        message: message.to_string(),
+    }
+}
+
+fn diagnostic(path: &str, severity: Severity, field: Option<&str>, message: &str) -> Diagnostic {
+    Diagnostic {
+        severity,
+        path: path.to_string(),
+        line: None,
+        field: field.map(str::to_string),
+        message: message.to_string(),
     }
 }
 
@@ -323,16 +600,4 @@ fn classify(bytes: &[u8], c: &Candidate<'_>) -> Outcome {
 fn markdown_stem(name: &str) -> Option<&str> {
     let (stem, ext) = name.rsplit_once('.')?;
     (ext.eq_ignore_ascii_case("md") && !stem.is_empty()).then_some(stem)
-}
-
-fn problem(path: &str, message: impl Into<String>) -> Problem {
-    Problem {
-        error: true,
-        path: path.to_string(),
-        finding: Finding {
-            line: None,
-            field: None,
-            message: message.into(),
-        },
-    }
 }

@@ -10,7 +10,7 @@
 use skillhost_guest_sdk::frontmatter::Frontmatter;
 use skillhost_guest_sdk::{
     Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Severity, SkillDocument, SkillEntry,
-    to_wit_frontmatter,
+    SnapshotRequest, full_observation, to_wit_frontmatter,
 };
 use std::hint::black_box;
 
@@ -61,7 +61,7 @@ impl Provider for Probe {
         })
     }
 
-    fn snapshot(&mut self) -> Observation {
+    fn snapshot(&mut self, _request: SnapshotRequest) -> Observation {
         Probe::misbehave(&self.settings, "snapshot");
         let root = self.roots.first().cloned().unwrap_or_default();
         if let Some(flag) = self.setting("fail-if-exists")
@@ -87,15 +87,12 @@ impl Provider for Probe {
         ];
         let mut frontmatter = Frontmatter::defaults("probe");
         frontmatter.description = Some("Reports what the sandbox let it do".to_string());
-        Observation {
-            skills: vec![SkillEntry {
-                frontmatter: to_wit_frontmatter(frontmatter),
-                path: format!("{root}/probe/SKILL.md"),
-                base: format!("{root}/probe"),
-            }],
-            diagnostics,
-            complete: true,
-        }
+        let skill = SkillEntry {
+            frontmatter: to_wit_frontmatter(frontmatter),
+            path: format!("{root}/probe/SKILL.md"),
+            base: format!("{root}/probe"),
+        };
+        full_observation(vec![skill], diagnostics, true)
     }
 
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {

@@ -1,0 +1,542 @@
+//! A fast path for the YAML that skill frontmatter is almost always written
+//! in: top-level `key: value` lines with plain, quoted or block scalars,
+//! short lists, and one level of nested mapping (`metadata`).
+//!
+//! It produces exactly what `serde_yaml` would for that subset, without the
+//! event machinery (which dominates a catalog scan), and returns `None` for
+//! anything outside it (anchors, tags, numbers, multi-line plain scalars,
+//! deeper nesting, odd indentation...), so the caller falls back to
+//! `serde_yaml`. Differential tests below pin the equivalence.
+
+use serde_yaml::{Mapping, Value};
+
+/// Parses `text` if it stays inside the supported subset.
+pub fn parse(text: &str) -> Option<Mapping> {
+    // `lines()`-like, but a final line break ends a line rather than
+    // starting an empty one (which would count as a blank line in blocks).
+    let lines: Vec<&str> = text
+        .strip_suffix('\n')
+        .unwrap_or(text)
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut map = Mapping::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if is_blank_or_comment(line) {
+            i += 1;
+            continue;
+        }
+        if line.starts_with([' ', '\t']) {
+            // Indented text here would be a continuation of a plain scalar.
+            return None;
+        }
+        let (key, rest) = split_key(line)?;
+        i += 1;
+        let value = if rest.is_empty() {
+            let (value, next) = nested(&lines, i)?;
+            i = next;
+            value
+        } else if let Some(header) = block_header(rest) {
+            let (value, next) = block_scalar(&lines, i, 0, header)?;
+            i = next;
+            value
+        } else {
+            inline_value(rest)?
+        };
+        if map.insert(Value::String(key.to_string()), value).is_some() {
+            return None;
+        }
+    }
+    Some(map)
+}
+
+fn is_blank_or_comment(line: &str) -> bool {
+    let t = line.trim_start_matches([' ', '\t']);
+    t.is_empty() || t.starts_with('#')
+}
+
+/// `key: rest` with a plain key; `rest` is trimmed and has no comment.
+fn split_key(line: &str) -> Option<(&str, &str)> {
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+        return None;
+    }
+    let rest = &line[colon + 1..];
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    Some((key, strip_comment(rest.trim_matches([' ', '\t']))))
+}
+
+/// Removes a trailing ` # comment` from an unquoted value.
+fn strip_comment(value: &str) -> &str {
+    if value.starts_with('#') {
+        return "";
+    }
+    if value.starts_with(['"', '\'']) {
+        return value;
+    }
+    match value.find(" #").or_else(|| value.find("\t#")) {
+        Some(at) => value[..at].trim_end_matches([' ', '\t']),
+        None => value,
+    }
+}
+
+/// A value written on the key's own line.
+fn inline_value(rest: &str) -> Option<Value> {
+    if let Some(inner) = rest.strip_prefix('[') {
+        return flow_sequence(inner.strip_suffix(']')?);
+    }
+    scalar(rest)
+}
+
+/// A single-line scalar: quoted or plain.
+fn scalar(text: &str) -> Option<Value> {
+    if let Some(inner) = text.strip_prefix('"') {
+        return double_quoted(inner.strip_suffix('"')?).map(Value::String);
+    }
+    if let Some(inner) = text.strip_prefix('\'') {
+        let inner = inner.strip_suffix('\'')?;
+        if inner.replace("''", "").contains('\'') {
+            return None;
+        }
+        return Some(Value::String(inner.replace("''", "'")));
+    }
+    plain(text)
+}
+
+/// A plain scalar: text, a boolean or null. Anything that could resolve to
+/// a number, or that YAML reads specially, is left to `serde_yaml`.
+fn plain(text: &str) -> Option<Value> {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
+        _ => {}
+    }
+    let first = text.chars().next()?;
+    let special_start = matches!(
+        first,
+        '-' | '?' | ':' | ',' | '[' | ']' | '{' | '}' | '#' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`'
+    );
+    let numeric_looking = first.is_ascii_digit() || first == '+' || first == '.';
+    let ambiguous = special_start
+        || numeric_looking
+        || text.contains(": ")
+        || text.ends_with(':')
+        || text.contains('\t')
+        || text.contains(" #")
+        || matches!(
+            text.to_ascii_lowercase().as_str(),
+            "y" | "n" | "yes" | "no" | "on" | "off" | ".inf" | ".nan"
+        );
+    if ambiguous {
+        return None;
+    }
+    Some(Value::String(text.to_string()))
+}
+
+fn double_quoted(inner: &str) -> Option<String> {
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => {
+                let escaped = match chars.next()? {
+                    '"' => '"',
+                    '\\' => '\\',
+                    '/' => '/',
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    '0' => '\0',
+                    ' ' => ' ',
+                    _ => return None,
+                };
+                out.push(escaped);
+            }
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// `[a, b, "c"]` with scalar items only.
+fn flow_sequence(inner: &str) -> Option<Value> {
+    if inner.contains(['[', ']', '{', '}']) {
+        return None;
+    }
+    let inner = inner.trim_matches([' ', '\t']);
+    if inner.is_empty() {
+        return Some(Value::Sequence(Vec::new()));
+    }
+    let mut items = Vec::new();
+    for part in split_flow(inner)? {
+        let part = part.trim_matches([' ', '\t']);
+        if part.is_empty() || part.contains(": ") {
+            return None;
+        }
+        items.push(scalar(part)?);
+    }
+    Some(Value::Sequence(items))
+}
+
+/// Splits flow items on commas outside quotes.
+fn split_flow(inner: &str) -> Option<Vec<&str>> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut quote: Option<char> = None;
+    for (i, c) in inner.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, ',') => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    let last = &inner[start..];
+    // A trailing comma is allowed in flow sequences.
+    if !last.trim().is_empty() {
+        parts.push(last);
+    }
+    Some(parts)
+}
+
+fn indent_of(line: &str) -> Option<usize> {
+    let spaces = line.len() - line.trim_start_matches(' ').len();
+    // Tabs may not indent YAML.
+    (!line[spaces..].starts_with('\t')).then_some(spaces)
+}
+
+/// What follows `key:` on later lines: a block sequence, a one-level
+/// mapping, or nothing (null).
+fn nested(lines: &[&str], start: usize) -> Option<(Value, usize)> {
+    let mut i = start;
+    while i < lines.len() && is_blank_or_comment(lines[i]) {
+        i += 1;
+    }
+    let Some(first) = lines.get(i) else {
+        return Some((Value::Null, i));
+    };
+    let indent = indent_of(first)?;
+    let body = &first[indent..];
+    if body == "-" || body.starts_with("- ") {
+        return block_sequence(lines, i, indent);
+    }
+    if indent == 0 {
+        return Some((Value::Null, start));
+    }
+    nested_mapping(lines, i, indent)
+}
+
+fn block_sequence(lines: &[&str], start: usize, indent: usize) -> Option<(Value, usize)> {
+    let mut items = Vec::new();
+    let mut i = start;
+    while i < lines.len() {
+        let line = lines[i];
+        if is_blank_or_comment(line) {
+            i += 1;
+            continue;
+        }
+        let this = indent_of(line)?;
+        if this < indent || (this == indent && indent == 0 && !line.starts_with('-')) {
+            break;
+        }
+        if this != indent {
+            return None;
+        }
+        let body = &line[indent..];
+        let item = if body == "-" { "" } else { body.strip_prefix("- ")? };
+        let item = strip_comment(item.trim_matches([' ', '\t']));
+        if item.starts_with(['[', '{', '|', '>', '-']) || block_header(item).is_some() {
+            return None;
+        }
+        items.push(scalar(item)?);
+        i += 1;
+    }
+    Some((Value::Sequence(items), i))
+}
+
+fn nested_mapping(lines: &[&str], start: usize, indent: usize) -> Option<(Value, usize)> {
+    let mut map = Mapping::new();
+    let mut i = start;
+    while i < lines.len() {
+        let line = lines[i];
+        if is_blank_or_comment(line) {
+            i += 1;
+            continue;
+        }
+        let this = indent_of(line)?;
+        if this < indent {
+            if this != 0 {
+                return None;
+            }
+            break;
+        }
+        if this != indent {
+            return None;
+        }
+        let (key, rest) = split_key(&line[indent..])?;
+        i += 1;
+        let value = if rest.is_empty() {
+            // Deeper nesting, or a null: only the null is in the subset.
+            if lines.get(i).is_some_and(|next| !is_blank_or_comment(next) && indent_of(next).is_none_or(|n| n > indent)) {
+                return None;
+            }
+            Value::Null
+        } else if let Some(header) = block_header(rest) {
+            let (value, next) = block_scalar(lines, i, indent, header)?;
+            i = next;
+            value
+        } else {
+            inline_value(rest)?
+        };
+        if map.insert(Value::String(key.to_string()), value).is_some() {
+            return None;
+        }
+    }
+    Some((Value::Mapping(map), i))
+}
+
+#[derive(Clone, Copy)]
+struct BlockHeader {
+    folded: bool,
+    chomp: Chomp,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Chomp {
+    Clip,
+    Strip,
+    Keep,
+}
+
+fn block_header(rest: &str) -> Option<BlockHeader> {
+    let (folded, tail) = match rest.as_bytes().first()? {
+        b'|' => (false, &rest[1..]),
+        b'>' => (true, &rest[1..]),
+        _ => return None,
+    };
+    let chomp = match tail {
+        "" => Chomp::Clip,
+        "-" => Chomp::Strip,
+        "+" => Chomp::Keep,
+        _ => return None,
+    };
+    Some(BlockHeader { folded, chomp })
+}
+
+/// A `|` or `>` block whose lines are indented more than `parent`.
+fn block_scalar(lines: &[&str], start: usize, parent: usize, header: BlockHeader) -> Option<(Value, usize)> {
+    let mut i = start;
+    let mut content: Vec<&str> = Vec::new();
+    let mut indent: Option<usize> = None;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.trim_matches(' ').is_empty() {
+            // Blank lines with more spaces than the indent carry content.
+            if indent.is_some_and(|n| line.len() > n) {
+                return None;
+            }
+            content.push("");
+            i += 1;
+            continue;
+        }
+        let this = indent_of(line)?;
+        if this <= parent {
+            break;
+        }
+        match indent {
+            None => {
+                if content.iter().any(|l| !l.is_empty()) {
+                    return None;
+                }
+                // Leading blank lines before the first text line are rare and
+                // have subtle rules; leave them to serde_yaml.
+                if !content.is_empty() {
+                    return None;
+                }
+                indent = Some(this);
+            }
+            Some(n) if this < n => return None,
+            Some(n) if this > n && header.folded => return None,
+            Some(_) => {}
+        }
+        let n = indent.unwrap_or(this);
+        content.push(&line[n..]);
+        i += 1;
+    }
+    let trailing = content.iter().rev().take_while(|l| l.is_empty()).count();
+    let text_lines = &content[..content.len() - trailing];
+    let mut out = String::new();
+    if header.folded {
+        let mut previous_blank = false;
+        for (k, line) in text_lines.iter().enumerate() {
+            if line.is_empty() {
+                out.push('\n');
+                previous_blank = true;
+                continue;
+            }
+            if k > 0 && !previous_blank {
+                out.push(' ');
+            }
+            previous_blank = false;
+            out.push_str(line);
+        }
+    } else {
+        out = text_lines.join("\n");
+    }
+    if !text_lines.is_empty() {
+        match header.chomp {
+            Chomp::Strip => {}
+            Chomp::Clip => out.push('\n'),
+            Chomp::Keep => {
+                out.push('\n');
+                for _ in 0..trailing {
+                    out.push('\n');
+                }
+            }
+        }
+    } else if header.chomp == Chomp::Keep {
+        return None;
+    }
+    Some((Value::String(out), i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Asserts the fast path agrees with serde_yaml whenever it answers.
+    fn agrees(text: &str) -> bool {
+        let fast = parse(text);
+        let slow = serde_yaml::from_str::<Value>(text).ok().map(|v| match v {
+            Value::Mapping(m) => m,
+            Value::Null => Mapping::new(),
+            _ => Mapping::from_iter([(Value::Null, Value::Null)]),
+        });
+        if let Some(fast) = &fast {
+            assert_eq!(Some(fast), slow.as_ref(), "fast path disagrees on:\n{text}");
+        }
+        fast.is_some()
+    }
+
+    #[test]
+    fn typical_frontmatter_takes_the_fast_path() {
+        for text in [
+            "name: pdf\ndescription: Use when working with PDF files\n",
+            "name: x\ndescription: \"Quoted: with colon\"\nlicense: MIT\n",
+            "name: x\ndescription: 'it''s single'\nuser-invocable: false\n",
+            "name: x\ndescription: >\n  folded\n  text\n\n  para\nallowed-tools:\n  - Read\n  - Bash(git:*)\n",
+            "name: x\ndescription: |-\n  line one\n  line two\nmetadata:\n  author: me\n  version: \"1.0\"\n",
+            "name: x\r\ndescription: crlf\r\n",
+            "name: x # comment\n# full comment\ndescription: d\naliases: [a, b, \"c d\"]\n",
+            "name: x\ndescription: d\nallowed-tools:\n- Read\n- Write\nlicense: MIT\n",
+            "name: x\ndescription: d\nhooks:\nempty:\n",
+            "name: x\ndescription: |+\n  keep\n\n\nz: a1\n",
+        ] {
+            assert!(agrees(text), "expected the fast path for:\n{text}");
+        }
+    }
+
+    #[test]
+    fn unusual_yaml_falls_back() {
+        for text in [
+            "name: &a x\ndescription: *a\n",
+            "version: 1.0\n",
+            "count: 3\n",
+            "name: !tag x\n",
+            "description: plain\n  continued\n",
+            "metadata:\n  deep:\n    deeper: x\n",
+            "flow: {a: 1}\n",
+            "description: yes\n",
+            "name: x\nname: y\n",
+            "description: >2\n   indented\n",
+            "key: a: b\n",
+            "paths: *.md\n",
+            "list:\n  - - nested\n",
+            "\tname: x\n",
+        ] {
+            assert!(!agrees(text), "expected a fallback for:\n{text}");
+        }
+    }
+
+    #[test]
+    fn block_scalars_match_serde_yaml_in_every_chomping_mode() {
+        for header in ["|", "|-", "|+", ">", ">-", ">+"] {
+            for body in [
+                "  a\n  b\n",
+                "  a\n\n  b\n",
+                "  a\n  b\n\n\n",
+                "  a\n\n\n  b\n  c\n",
+                "  single\n",
+            ] {
+                let text = format!("description: {header}\n{body}next: x\n");
+                assert!(agrees(&text), "fallback on {text:?}");
+                let text = format!("description: {header}\n{body}");
+                assert!(agrees(&text), "fallback on {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn generated_documents_agree_with_serde_yaml() {
+        let keys = ["name", "description", "when_to_use", "allowed-tools", "metadata", "x-extra"];
+        let values = [
+            "plain text",
+            "\"double \\\"quoted\\\" \\n\"",
+            "'single ''quoted'''",
+            "true",
+            "False",
+            "~",
+            "",
+            "[a, 'b', \"c\"]",
+            "[]",
+            "|\n  lit\n  eral",
+            ">-\n  fol\n  ded",
+            "\n  - one\n  - 'two'",
+            "\n  k: v\n  k2: 'w'",
+            "text # with comment",
+            "café ünïcode",
+            "a-b_c/d.e",
+            "http://example.com/x",
+            "Use when: colon",
+            "-leading",
+            "12abc",
+        ];
+        let mut seed: u32 = 0x2545_F491;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as usize % n
+        };
+        let mut fast = 0;
+        for _ in 0..2000 {
+            let mut text = String::new();
+            let mut used = Vec::new();
+            for _ in 0..1 + next(4) {
+                let key = keys[next(keys.len())];
+                if used.contains(&key) {
+                    continue;
+                }
+                used.push(key);
+                text.push_str(&format!("{key}: {}\n", values[next(values.len())]));
+            }
+            if agrees(&text) {
+                fast += 1;
+            }
+        }
+        assert!(fast > 500, "the fast path should cover most generated documents ({fast})");
+    }
+}
