@@ -8,19 +8,17 @@
 //! deeper nesting, odd indentation...), so the caller falls back to
 //! `serde_yaml`. Differential tests below pin the equivalence.
 
-use serde_yaml::{Mapping, Value};
+use crate::node::{Fields, Node};
+use std::borrow::Cow;
 
 /// Parses `text` if it stays inside the supported subset.
-pub fn parse(text: &str) -> Option<Mapping> {
+pub fn parse(text: &str) -> Option<Fields<'_>> {
     // `lines()`-like, but a final line break ends a line rather than
     // starting an empty one (which would count as a blank line in blocks).
-    let lines: Vec<&str> = text
-        .strip_suffix('\n')
-        .unwrap_or(text)
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    let mut map = Mapping::new();
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let mut lines: Vec<&str> = Vec::with_capacity(body.bytes().filter(|&b| b == b'\n').count() + 1);
+    lines.extend(body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)));
+    let mut map: Fields<'_> = Vec::with_capacity(8);
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -45,9 +43,10 @@ pub fn parse(text: &str) -> Option<Mapping> {
         } else {
             inline_value(rest)?
         };
-        if map.insert(Value::String(key.to_string()), value).is_some() {
+        if map.iter().any(|(k, _)| k == key) {
             return None;
         }
+        map.push((Cow::Borrowed(key), value));
     }
     Some(map)
 }
@@ -79,14 +78,20 @@ fn strip_comment(value: &str) -> &str {
     if value.starts_with(['"', '\'']) {
         return value;
     }
-    match value.find(" #").or_else(|| value.find("\t#")) {
-        Some(at) => value[..at].trim_end_matches([' ', '\t']),
-        None => value,
+    let bytes = value.as_bytes();
+    let mut from = 0;
+    while let Some(at) = value[from..].find('#') {
+        let at = from + at;
+        if at > 0 && matches!(bytes[at - 1], b' ' | b'\t') {
+            return value[..at].trim_end_matches([' ', '\t']);
+        }
+        from = at + 1;
     }
+    value
 }
 
 /// A value written on the key's own line.
-fn inline_value(rest: &str) -> Option<Value> {
+fn inline_value(rest: &str) -> Option<Node<'_>> {
     if let Some(inner) = rest.strip_prefix('[') {
         return flow_sequence(inner.strip_suffix(']')?);
     }
@@ -94,49 +99,61 @@ fn inline_value(rest: &str) -> Option<Value> {
 }
 
 /// A single-line scalar: quoted or plain.
-fn scalar(text: &str) -> Option<Value> {
+fn scalar(text: &str) -> Option<Node<'_>> {
     if let Some(inner) = text.strip_prefix('"') {
-        return double_quoted(inner.strip_suffix('"')?).map(Value::String);
+        return double_quoted(inner.strip_suffix('"')?).map(|s| Node::Text(Cow::Owned(s)));
     }
     if let Some(inner) = text.strip_prefix('\'') {
         let inner = inner.strip_suffix('\'')?;
         if inner.replace("''", "").contains('\'') {
             return None;
         }
-        return Some(Value::String(inner.replace("''", "'")));
+        if !inner.contains('\'') {
+            return Some(Node::Text(Cow::Borrowed(inner)));
+        }
+        return Some(Node::Text(Cow::Owned(inner.replace("''", "'"))));
     }
     plain(text)
 }
 
 /// A plain scalar: text, a boolean or null. Anything that could resolve to
 /// a number, or that YAML reads specially, is left to `serde_yaml`.
-fn plain(text: &str) -> Option<Value> {
+fn plain(text: &str) -> Option<Node<'_>> {
     match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
-        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
-        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
+        "" | "~" | "null" | "Null" | "NULL" => return Some(Node::Null),
+        "true" | "True" | "TRUE" => return Some(Node::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Node::Bool(false)),
         _ => {}
     }
-    let first = text.chars().next()?;
+    let bytes = text.as_bytes();
+    let first = bytes[0];
     let special_start = matches!(
         first,
-        '-' | '?' | ':' | ',' | '[' | ']' | '{' | '}' | '#' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`'
+        b'-' | b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\'' | b'"'
+            | b'%' | b'@' | b'`'
     );
-    let numeric_looking = first.is_ascii_digit() || first == '+' || first == '.';
-    let ambiguous = special_start
-        || numeric_looking
-        || text.contains(": ")
-        || text.ends_with(':')
-        || text.contains('\t')
-        || text.contains(" #")
-        || matches!(
-            text.to_ascii_lowercase().as_str(),
-            "y" | "n" | "yes" | "no" | "on" | "off" | ".inf" | ".nan"
-        );
-    if ambiguous {
+    let numeric_looking = first.is_ascii_digit() || first == b'+' || first == b'.';
+    if special_start || numeric_looking || bytes[bytes.len() - 1] == b':' {
         return None;
     }
-    Some(Value::String(text.to_string()))
+    // One pass for what would make YAML read the text differently: a tab,
+    // `: ` (a nested mapping) or ` #` (a comment).
+    for pair in bytes.windows(2) {
+        match pair {
+            [b':', b' '] | [b' ', b'#'] => return None,
+            [b'\t', _] | [_, b'\t'] => return None,
+            _ => {}
+        }
+    }
+    // YAML 1.1 booleans that serde_yaml may resolve; leave them to it.
+    if text.len() <= 5
+        && ["y", "n", "yes", "no", "on", "off", ".inf", ".nan"]
+            .iter()
+            .any(|word| text.eq_ignore_ascii_case(word))
+    {
+        return None;
+    }
+    Some(Node::Text(Cow::Borrowed(text)))
 }
 
 fn double_quoted(inner: &str) -> Option<String> {
@@ -166,13 +183,13 @@ fn double_quoted(inner: &str) -> Option<String> {
 }
 
 /// `[a, b, "c"]` with scalar items only.
-fn flow_sequence(inner: &str) -> Option<Value> {
+fn flow_sequence(inner: &str) -> Option<Node<'_>> {
     if inner.contains(['[', ']', '{', '}']) {
         return None;
     }
     let inner = inner.trim_matches([' ', '\t']);
     if inner.is_empty() {
-        return Some(Value::Sequence(Vec::new()));
+        return Some(Node::Seq(Vec::new()));
     }
     let mut items = Vec::new();
     for part in split_flow(inner)? {
@@ -182,7 +199,7 @@ fn flow_sequence(inner: &str) -> Option<Value> {
         }
         items.push(scalar(part)?);
     }
-    Some(Value::Sequence(items))
+    Some(Node::Seq(items))
 }
 
 /// Splits flow items on commas outside quotes.
@@ -220,13 +237,13 @@ fn indent_of(line: &str) -> Option<usize> {
 
 /// What follows `key:` on later lines: a block sequence, a one-level
 /// mapping, or nothing (null).
-fn nested(lines: &[&str], start: usize) -> Option<(Value, usize)> {
+fn nested<'a>(lines: &[&'a str], start: usize) -> Option<(Node<'a>, usize)> {
     let mut i = start;
     while i < lines.len() && is_blank_or_comment(lines[i]) {
         i += 1;
     }
     let Some(first) = lines.get(i) else {
-        return Some((Value::Null, i));
+        return Some((Node::Null, i));
     };
     let indent = indent_of(first)?;
     let body = &first[indent..];
@@ -234,12 +251,12 @@ fn nested(lines: &[&str], start: usize) -> Option<(Value, usize)> {
         return block_sequence(lines, i, indent);
     }
     if indent == 0 {
-        return Some((Value::Null, start));
+        return Some((Node::Null, start));
     }
     nested_mapping(lines, i, indent)
 }
 
-fn block_sequence(lines: &[&str], start: usize, indent: usize) -> Option<(Value, usize)> {
+fn block_sequence<'a>(lines: &[&'a str], start: usize, indent: usize) -> Option<(Node<'a>, usize)> {
     let mut items = Vec::new();
     let mut i = start;
     while i < lines.len() {
@@ -264,11 +281,11 @@ fn block_sequence(lines: &[&str], start: usize, indent: usize) -> Option<(Value,
         items.push(scalar(item)?);
         i += 1;
     }
-    Some((Value::Sequence(items), i))
+    Some((Node::Seq(items), i))
 }
 
-fn nested_mapping(lines: &[&str], start: usize, indent: usize) -> Option<(Value, usize)> {
-    let mut map = Mapping::new();
+fn nested_mapping<'a>(lines: &[&'a str], start: usize, indent: usize) -> Option<(Node<'a>, usize)> {
+    let mut map: Vec<(Node<'a>, Node<'a>)> = Vec::new();
     let mut i = start;
     while i < lines.len() {
         let line = lines[i];
@@ -293,7 +310,7 @@ fn nested_mapping(lines: &[&str], start: usize, indent: usize) -> Option<(Value,
             if lines.get(i).is_some_and(|next| !is_blank_or_comment(next) && indent_of(next).is_none_or(|n| n > indent)) {
                 return None;
             }
-            Value::Null
+            Node::Null
         } else if let Some(header) = block_header(rest) {
             let (value, next) = block_scalar(lines, i, indent, header)?;
             i = next;
@@ -301,11 +318,12 @@ fn nested_mapping(lines: &[&str], start: usize, indent: usize) -> Option<(Value,
         } else {
             inline_value(rest)?
         };
-        if map.insert(Value::String(key.to_string()), value).is_some() {
+        if map.iter().any(|(k, _)| matches!(k, Node::Text(k) if k == key)) {
             return None;
         }
+        map.push((Node::Text(Cow::Borrowed(key)), value));
     }
-    Some((Value::Mapping(map), i))
+    Some((Node::Map(map), i))
 }
 
 #[derive(Clone, Copy)]
@@ -337,7 +355,7 @@ fn block_header(rest: &str) -> Option<BlockHeader> {
 }
 
 /// A `|` or `>` block whose lines are indented more than `parent`.
-fn block_scalar(lines: &[&str], start: usize, parent: usize, header: BlockHeader) -> Option<(Value, usize)> {
+fn block_scalar<'a>(lines: &[&'a str], start: usize, parent: usize, header: BlockHeader) -> Option<(Node<'a>, usize)> {
     let mut i = start;
     let mut content: Vec<&str> = Vec::new();
     let mut indent: Option<usize> = None;
@@ -410,16 +428,23 @@ fn block_scalar(lines: &[&str], start: usize, parent: usize, header: BlockHeader
     } else if header.chomp == Chomp::Keep {
         return None;
     }
-    Some((Value::String(out), i))
+    Some((Node::Text(Cow::Owned(out)), i))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use serde_yaml::{Mapping, Value};
+
     /// Asserts the fast path agrees with serde_yaml whenever it answers.
     fn agrees(text: &str) -> bool {
-        let fast = parse(text);
+        let fast: Option<Mapping> = parse(text).map(|fields| {
+            fields
+                .iter()
+                .map(|(k, v)| (Value::String(k.to_string()), v.to_value()))
+                .collect()
+        });
         let slow = serde_yaml::from_str::<Value>(text).ok().map(|v| match v {
             Value::Mapping(m) => m,
             Value::Null => Mapping::new(),

@@ -8,7 +8,8 @@
 
 use crate::braces::expand_braces;
 use crate::names::check_name;
-use serde_yaml::{Mapping, Value};
+use crate::node::{Fields, Node, fields_from_mapping};
+use serde_yaml::Value;
 
 /// Largest skill document accepted, in bytes.
 pub const MAX_DOCUMENT_BYTES: u64 = 1024 * 1024;
@@ -158,7 +159,9 @@ pub fn parse_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Documen
         return Err(too_large(bytes.len() as u64));
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
+    // The SIMD validator is several times faster (also inside the sandbox);
+    // std's finds the position to report when it fails.
+    let text = simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes)).map_err(|e| {
         let line = line_of_offset(bytes, e.valid_up_to());
         Finding::new(
             Some(line),
@@ -182,9 +185,9 @@ pub fn parse_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Documen
             )],
         });
     };
-    let mapping = parse_yaml(raw)?;
+    let fields = parse_yaml(raw)?;
     let mut warnings = Vec::new();
-    let frontmatter = normalise(raw, &mapping, default_name, &mut warnings)?;
+    let frontmatter = normalise(raw, &fields, default_name, &mut warnings)?;
     Ok(Document {
         frontmatter,
         body,
@@ -235,9 +238,9 @@ fn split_frontmatter(text: &str) -> Result<Option<(&str, &str)>, Finding> {
 /// Parses the YAML block; retries once with troublesome plain values quoted
 /// (unquoted globs such as `*.md` or `{src,lib}/**`, and `key: a: b`), the
 /// way agent hosts have long accepted them. Line numbers are file lines.
-fn parse_yaml(raw: &str) -> Result<Mapping, Finding> {
-    if let Some(map) = crate::fast_yaml::parse(raw) {
-        return Ok(map);
+fn parse_yaml(raw: &str) -> Result<Fields<'_>, Finding> {
+    if let Some(fields) = crate::fast_yaml::parse(raw) {
+        return Ok(fields);
     }
     let first = match serde_yaml::from_str::<Value>(raw) {
         Ok(value) => return into_mapping(value),
@@ -261,16 +264,16 @@ fn parse_yaml(raw: &str) -> Result<Mapping, Finding> {
     Err(Finding::new(line, None, format!("invalid YAML: {message}")))
 }
 
-fn into_mapping(value: Value) -> Result<Mapping, Finding> {
+fn into_mapping(value: Value) -> Result<Fields<'static>, Finding> {
     match value {
-        Value::Mapping(m) => Ok(m),
-        Value::Null => Ok(Mapping::new()),
+        Value::Mapping(m) => Ok(fields_from_mapping(m)),
+        Value::Null => Ok(Vec::new()),
         other => Err(Finding::new(
             Some(2),
             None,
             format!(
                 "frontmatter must be a mapping of fields, found {}",
-                kind(&other)
+                crate::node::from_value(other).kind()
             ),
         )),
     }
@@ -329,47 +332,19 @@ fn troublesome_value_start(line: &str) -> Option<usize> {
     troublesome.then_some(value_start)
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "nothing",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "text",
-        Value::Sequence(_) => "a list",
-        Value::Mapping(_) => "a mapping",
-        Value::Tagged(_) => "a tagged value",
-    }
-}
-
-fn untag(value: &Value) -> &Value {
-    match value {
-        Value::Tagged(t) => untag(&t.value),
-        other => other,
-    }
-}
-
-fn scalar_text(value: &Value) -> Option<String> {
-    match untag(value) {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-/// Reads fields out of the mapping, collecting warnings for values of the
-/// wrong shape (which fall back to their defaults).
-struct Fields<'m, 'w> {
-    map: &'m Mapping,
+/// Reads fields out of the frontmatter, collecting warnings for values of
+/// the wrong shape (which fall back to their defaults).
+struct Reader<'f, 'a, 'w> {
+    fields: &'f Fields<'a>,
     warnings: &'w mut Vec<Finding>,
 }
 
-impl<'m> Fields<'m, '_> {
-    fn get(&self, key: &str) -> Option<&'m Value> {
-        let map: &'m Mapping = self.map;
-        match map.get(key).map(untag) {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(v),
+impl<'f, 'a> Reader<'f, 'a, '_> {
+    fn get(&self, key: &str) -> Option<&'f Node<'a>> {
+        let fields: &'f Fields<'a> = self.fields;
+        match fields.iter().find(|(k, _)| k == key) {
+            None | Some((_, Node::Null)) => None,
+            Some((_, v)) => Some(v),
         }
     }
 
@@ -379,13 +354,13 @@ impl<'m> Fields<'m, '_> {
 
     fn text(&mut self, key: &str) -> Option<String> {
         let value = self.get(key)?;
-        match scalar_text(value) {
+        match value.scalar_text() {
             Some(s) => {
                 let trimmed = s.trim();
                 (!trimmed.is_empty()).then(|| trimmed.to_string())
             }
             None => {
-                let found = kind(value);
+                let found = value.kind();
                 self.warn(key, format!("must be text, found {found}; ignored"));
                 None
             }
@@ -397,11 +372,13 @@ impl<'m> Fields<'m, '_> {
             return default;
         };
         match value {
-            Value::Bool(b) => *b,
-            Value::String(s) if s.trim().eq_ignore_ascii_case("true") => true,
-            Value::String(s) if s.trim().eq_ignore_ascii_case("false") => false,
+            Node::Bool(b) => *b,
+            Node::Text(s) if s.trim().eq_ignore_ascii_case("true") => true,
+            Node::Text(s) if s.trim().eq_ignore_ascii_case("false") => false,
             other => {
-                let found = scalar_text(other).unwrap_or_else(|| kind(other).to_string());
+                let found = other
+                    .scalar_text()
+                    .map_or_else(|| other.kind().to_string(), |t| t.into_owned());
                 self.warn(
                     key,
                     format!("must be true or false, found {found:?}; using {default}"),
@@ -412,39 +389,40 @@ impl<'m> Fields<'m, '_> {
     }
 
     /// A list given as a YAML sequence or as one string split by `split`.
-    fn list(&mut self, key: &str, split: fn(&str) -> Vec<&str>) -> Vec<String> {
+    fn list(&mut self, key: &str, split: fn(&str, &mut dyn FnMut(&str))) -> Vec<String> {
         let Some(value) = self.get(key) else {
             return Vec::new();
         };
-        let items: Vec<String> = match value {
-            Value::Sequence(items) => {
-                let mut out = Vec::with_capacity(items.len());
-                for item in items {
-                    match scalar_text(item) {
-                        Some(s) => out.push(s),
-                        None => {
-                            let found = kind(item);
-                            self.warn(key, format!("list items must be text, found {found}"));
-                        }
-                    }
-                }
-                out
-            }
-            other => match scalar_text(other) {
-                Some(s) => split(&s).into_iter().map(str::to_string).collect(),
-                None => {
-                    let found = kind(other);
-                    self.warn(key, format!("must be a list or text, found {found}"));
-                    Vec::new()
-                }
-            },
-        };
-        let mut out: Vec<String> = Vec::with_capacity(items.len());
-        for item in items {
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |item: &str| {
             let item = item.trim();
             if !item.is_empty() && !out.iter().any(|x| x == item) {
                 out.push(item.to_string());
             }
+        };
+        match value {
+            Node::Seq(items) => {
+                for item in items {
+                    match item.scalar_text() {
+                        Some(s) => push(&s),
+                        None => {
+                            let found = item.kind();
+                            self.warnings.push(Finding::new(
+                                None,
+                                Some(key),
+                                format!("list items must be text, found {found}"),
+                            ));
+                        }
+                    }
+                }
+            }
+            other => match other.scalar_text() {
+                Some(s) => split(&s, &mut push),
+                None => {
+                    let found = other.kind();
+                    self.warn(key, format!("must be a list or text, found {found}"));
+                }
+            },
         }
         out
     }
@@ -453,17 +431,18 @@ impl<'m> Fields<'m, '_> {
         let Some(value) = self.get("metadata") else {
             return Vec::new();
         };
-        let Value::Mapping(map) = value else {
-            let found = kind(value);
+        let Node::Map(pairs) = value else {
+            let found = value.kind();
             self.warn("metadata", format!("must be a mapping, found {found}"));
             return Vec::new();
         };
-        map.iter()
+        pairs
+            .iter()
             .filter_map(|(k, v)| {
-                let key = scalar_text(k)?;
-                let text = match scalar_text(v) {
-                    Some(s) => s,
-                    None => serde_yaml::to_string(v).ok()?.trim_end().to_string(),
+                let key = k.scalar_text()?.into_owned();
+                let text = match v.scalar_text() {
+                    Some(s) => s.into_owned(),
+                    None => serde_yaml::to_string(&v.to_value()).ok()?.trim_end().to_string(),
                 };
                 Some((key, text))
             })
@@ -471,10 +450,9 @@ impl<'m> Fields<'m, '_> {
     }
 }
 
-/// Splits `s` at characters for which `separator` holds, except inside
-/// `open`/`close` pairs.
-fn split_outside(s: &str, open: char, close: char, separator: fn(char) -> bool) -> Vec<&str> {
-    let mut out = Vec::new();
+/// Hands `out` each piece of `s` between characters for which `separator`
+/// holds, except inside `open`/`close` pairs.
+fn split_outside(s: &str, open: char, close: char, separator: fn(char) -> bool, out: &mut dyn FnMut(&str)) {
     let mut depth = 0usize;
     let mut start = 0;
     for (i, c) in s.char_indices() {
@@ -483,39 +461,38 @@ fn split_outside(s: &str, open: char, close: char, separator: fn(char) -> bool) 
         } else if c == close {
             depth = depth.saturating_sub(1);
         } else if depth == 0 && separator(c) {
-            out.push(&s[start..i]);
+            out(&s[start..i]);
             start = i + c.len_utf8();
         }
     }
-    out.push(&s[start..]);
-    out
+    out(&s[start..]);
 }
 
 /// Tools: commas and whitespace separate, except inside parentheses, so
 /// `Read, Bash(git diff:*)` is two tools.
-fn split_list_item(s: &str) -> Vec<&str> {
-    split_outside(s, '(', ')', |c| c == ',' || c.is_whitespace())
+fn split_list_item(s: &str, out: &mut dyn FnMut(&str)) {
+    split_outside(s, '(', ')', |c| c == ',' || c.is_whitespace(), out);
 }
 
 /// Globs: commas separate, except inside braces, so `*.{ts,tsx}, docs/**`
 /// is two patterns before brace expansion.
-fn split_commas(s: &str) -> Vec<&str> {
-    split_outside(s, '{', '}', |c| c == ',')
+fn split_commas(s: &str, out: &mut dyn FnMut(&str)) {
+    split_outside(s, '{', '}', |c| c == ',', out);
 }
 
 fn normalise(
     raw: &str,
-    map: &Mapping,
+    fields: &Fields<'_>,
     default_name: &str,
     warnings: &mut Vec<Finding>,
 ) -> Result<Frontmatter, Finding> {
-    let mut f = Fields { map, warnings };
+    let mut f = Reader { fields, warnings };
     let name = match f.get("name") {
         None => default_name.to_string(),
-        Some(value) => match scalar_text(value) {
+        Some(value) => match value.scalar_text() {
             Some(name) => name.trim().to_string(),
             None => {
-                let found = kind(value);
+                let found = value.kind();
                 return Err(Finding::new(
                     None,
                     Some("name"),

@@ -20,6 +20,30 @@ pub use bindings::skillhost::provider::types::{
     SnapshotRequest,
 };
 
+/// Bulk, read-only access to the provider's granted folders.
+pub mod files {
+    pub use super::bindings::skillhost::provider::files::{
+        DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp, list_dir, read_files,
+        stat_paths,
+    };
+
+    /// One file of a [`ReadResult`]: its bytes, or why it could not be read.
+    pub fn file<'r>(result: &'r ReadResult, index: usize) -> Result<(&'r [u8], Stamp), FsError> {
+        let slice = match result.files.get(index) {
+            Some(Ok(slice)) => slice,
+            Some(Err(e)) => return Err(e.clone()),
+            None => return Err(FsError::Transient("the host returned fewer answers than paths".to_string())),
+        };
+        let start = usize::try_from(slice.offset).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::try_from(slice.len).unwrap_or(usize::MAX));
+        result
+            .data
+            .get(start..end)
+            .map(|bytes| (bytes, slice.stamp))
+            .ok_or_else(|| FsError::Transient("the host returned a slice outside its data".to_string()))
+    }
+}
+
 /// The host's functions, callable from any provider export.
 pub mod host {
     pub use super::bindings::skillhost::provider::host::{

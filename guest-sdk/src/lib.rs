@@ -33,6 +33,7 @@
 
 pub mod braces;
 mod fast_yaml;
+mod node;
 pub mod frontmatter;
 pub mod names;
 

@@ -5,5 +5,6 @@ wasmtime::component::bindgen!({
     world: "skill-provider",
 });
 
+pub use skillhost::provider::files;
 pub use skillhost::provider::host as imports;
 pub use skillhost::provider::types;

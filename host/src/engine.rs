@@ -65,6 +65,10 @@ impl SandboxEngine {
         config.wasm_component_model(true);
         config.epoch_interruption(true);
         config.cranelift_opt_level(wasmtime::OptLevel::Speed);
+        // `SKILLHOST_PERFMAP=1` names guest code in `perf` profiles.
+        if std::env::var_os("SKILLHOST_PERFMAP").is_some() {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         let engine = Engine::new(&config).map_err(Error::engine)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(Error::engine)?;

@@ -30,20 +30,17 @@ impl imports::Host for HostState {
         }
     }
 
-    fn watch(&mut self, paths: Vec<String>, recursive: bool) -> Vec<WatchRefusal> {
+    fn watch(&mut self, paths: Vec<String>, depth: u32) -> Vec<WatchRefusal> {
         let mut refused = Vec::new();
         for path in paths {
-            let host = match self.grants.to_host(&path) {
-                Some(host) if self.grants.may_watch(&path) => host,
-                _ => {
-                    tracing::warn!(provider = self.provider_id(), path = %clip(&path, 256), "watch outside the granted roots refused");
-                    refused.push(WatchRefusal {
-                        reason: "outside the roots granted to this provider".to_string(),
-                        path,
-                    });
-                    continue;
-                }
-            };
+            if !self.grants.may_watch(&path) {
+                tracing::warn!(provider = self.provider_id(), path = %clip(&path, 256), "watch outside the granted roots refused");
+                refused.push(WatchRefusal {
+                    reason: "outside the roots granted to this provider".to_string(),
+                    path,
+                });
+                continue;
+            }
             if !self.watches.contains_key(&path) && self.watches.len() >= MAX_WATCHES {
                 refused.push(WatchRefusal {
                     reason: format!("over the limit of {MAX_WATCHES} watched paths"),
@@ -51,7 +48,7 @@ impl imports::Host for HostState {
                 });
                 continue;
             }
-            self.watches.insert(path, WatchRequest { host, recursive });
+            self.watches.insert(path, WatchRequest { depth });
         }
         refused
     }

@@ -26,6 +26,7 @@ pub mod capabilities;
 pub mod compile_cache;
 pub mod engine;
 pub mod error;
+pub mod files;
 mod host_api;
 pub mod model;
 pub mod provider;

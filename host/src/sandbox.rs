@@ -6,8 +6,8 @@ use crate::bindings::SkillProvider;
 use crate::bindings::types::ProviderConfig;
 use crate::capabilities::Grants;
 use crate::engine::{LoadedComponent, SandboxEngine};
+use crate::files::Mounts;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -170,13 +170,12 @@ impl ProviderSignals {
     }
 }
 
-/// A path a provider asked the host to watch.
+/// A path a provider asked the host to watch (keyed by its guest path; the
+/// grants translate it when a watcher needs the host path).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WatchRequest {
-    /// The host path.
-    pub host: PathBuf,
-    /// Whether the whole tree is watched.
-    pub recursive: bool,
+    /// How many levels of subfolders are watched too (0: the folder alone).
+    pub depth: u32,
 }
 
 /// The data of one provider's `Store`.
@@ -190,6 +189,7 @@ pub struct HostState {
     pub(crate) signals: Arc<ProviderSignals>,
     pub(crate) grants: Arc<Grants>,
     pub(crate) watches: BTreeMap<String, WatchRequest>,
+    pub(crate) mounts: Mounts,
     stderr: MemoryOutputPipe,
 }
 
@@ -210,6 +210,11 @@ impl HostState {
 
     pub(crate) fn invalidate(&self) {
         self.signals.invalidate_from(self.instance);
+    }
+
+    /// When the call in progress must end.
+    pub(crate) fn call_deadline(&self) -> Instant {
+        self.call_deadline
     }
 }
 
@@ -295,11 +300,22 @@ impl Instance {
             .allow_udp(false)
             .allow_ip_name_lookup(false)
             .stderr(stderr.clone());
+        let mut mounts = Mounts::default();
         for mount in &grants.mounts {
-            if let Err(e) = wasi.preopened_dir(&mount.host, &mount.guest, FsPerms::ReadOnly) {
+            let opened = wasi
+                .preopened_dir(&mount.host, &mount.guest, FsPerms::ReadOnly)
+                .map_err(|e| e.to_string())
+                .and_then(|_| {
+                    cap_std::fs::Dir::open_ambient_dir(&mount.host, cap_std::ambient_authority())
+                        .map_err(|e| e.to_string())
+                });
+            match opened {
+                Ok(dir) => mounts.push(&mount.guest, dir),
                 // The folder vanished since the grant was made; the provider
-                // will see it as missing and the next grant will notice.
-                tracing::debug!(provider = signals.id(), mount = %mount.host.display(), error = %e, "mount skipped");
+                // sees it as missing and the next grant notices.
+                Err(e) => {
+                    tracing::debug!(provider = signals.id(), mount = %mount.host.display(), error = %e, "mount skipped")
+                }
             }
         }
         let instance = NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed);
@@ -316,6 +332,7 @@ impl Instance {
             signals: signals.clone(),
             grants,
             watches: BTreeMap::new(),
+            mounts,
             stderr,
         };
         let mut store = Store::new(engine.engine(), state);

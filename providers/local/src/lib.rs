@@ -11,8 +11,9 @@ mod fs;
 mod resources;
 mod scan;
 
-use fs::{FsError, Preopens};
+use fs::Failure;
 use scan::Catalog;
+use skillhost_guest_sdk::files;
 use skillhost_guest_sdk::frontmatter::{Finding, MAX_DOCUMENT_BYTES, parse_document, too_large};
 use skillhost_guest_sdk::host::{self, LogLevel};
 use skillhost_guest_sdk::{
@@ -31,30 +32,22 @@ pub struct SkillRef {
     pub flat: bool,
     /// The name it gets when the frontmatter declares none.
     pub default_name: String,
-    /// The preopen and path its document is read through.
-    pub dir: usize,
-    /// The document's path inside that preopen.
-    pub rel: String,
 }
 
 /// The provider's state between calls.
 pub struct LocalProvider {
     id: String,
-    preopens: Preopens,
     catalog: Catalog,
 }
 
 impl LocalProvider {
-    /// Starts and stops host watches to match the current entries.
+    /// Asks the host to watch every root not yet watched.
     fn sync_watches(&mut self) {
-        let (start, stop) = self.catalog.watch_changes();
-        if !stop.is_empty() {
-            host::unwatch(&stop);
-        }
-        if start.is_empty() {
+        let roots = self.catalog.unwatched_roots();
+        if roots.is_empty() {
             return;
         }
-        for refusal in host::watch(&start, false) {
+        for refusal in host::watch(&roots, 1) {
             host::log(
                 LogLevel::Warn,
                 &format!("{}: watch {} refused: {}", self.id, refusal.path, refusal.reason),
@@ -64,7 +57,7 @@ impl LocalProvider {
     }
 
     fn refresh(&mut self) {
-        self.catalog.refresh(&self.preopens);
+        self.catalog.refresh();
         self.sync_watches();
     }
 
@@ -97,24 +90,30 @@ impl LocalProvider {
             .catalog
             .find(name)
             .ok_or_else(|| ProviderError::NotFound(format!("no skill named {name:?}")))?;
-        let (dir, rel) = entry.location();
         Ok(SkillRef {
             doc: entry.doc.clone(),
             base: entry.base.clone(),
             flat: entry.flat,
             default_name: entry.default_name.clone(),
-            dir,
-            rel: rel.to_string(),
         })
     }
 }
 
 /// Maps a read failure of `path` to the contract's error.
-pub fn read_error(path: &str, e: FsError) -> ProviderError {
+pub fn read_error(path: &str, e: Failure) -> ProviderError {
     match e {
-        FsError::Missing => ProviderError::NotFound(format!("{path} no longer exists")),
-        FsError::TooLarge(n) => ProviderError::Invalid(format!("{path}: {}", too_large(n))),
+        Failure::Missing => ProviderError::NotFound(format!("{path} does not exist")),
+        Failure::TooLarge(n) => ProviderError::Invalid(format!("{path}: {}", too_large(n))),
         other => ProviderError::Io(format!("{path}: {other}")),
+    }
+}
+
+/// Reads one file of at most `limit` bytes through the host's `files`.
+pub fn read_one(path: &str, limit: u64) -> Result<Vec<u8>, Failure> {
+    let result = files::read_files(&[path.to_string()], limit);
+    match files::file(&result, 0) {
+        Ok((bytes, _)) => Ok(bytes.to_vec()),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -129,17 +128,14 @@ impl Provider for LocalProvider {
                 "the local provider needs at least one root".to_string(),
             ));
         }
-        let preopens = Preopens::load();
         let roots = config
             .roots
             .iter()
             .map(|r| r.trim_end_matches('/').to_string())
             .collect();
-        let catalog = Catalog::new(roots, &preopens);
         Ok(LocalProvider {
             id: config.id,
-            preopens,
-            catalog,
+            catalog: Catalog::new(roots),
         })
     }
 
@@ -148,6 +144,10 @@ impl Provider for LocalProvider {
             self.catalog.suspect_all();
         }
         self.refresh();
+        let everything = self.catalog.wants_everything(request.known);
+        if self.catalog.reload_sent(everything) {
+            self.refresh();
+        }
         let (diagnostics, complete) = self.catalog.diagnostics();
         let (epoch, base, skills, removed) = self.catalog.take_changes(request.known);
         Observation {
@@ -163,7 +163,7 @@ impl Provider for LocalProvider {
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {
         let skill = self.skill(name)?;
         // C8: bodies are never cached; read the file as it is now.
-        let bytes = match fs::read_at(self.preopens.get(skill.dir), &skill.rel, MAX_DOCUMENT_BYTES) {
+        let bytes = match read_one(&skill.doc, MAX_DOCUMENT_BYTES) {
             Ok(bytes) => bytes,
             Err(e) => {
                 self.catalog.suspect_document(&skill.doc);
@@ -193,12 +193,12 @@ impl Provider for LocalProvider {
 
     fn list_resources(&mut self, name: &str) -> Result<Vec<Resource>, ProviderError> {
         let skill = self.skill(name)?;
-        resources::list(&self.preopens, &skill)
+        resources::list(&skill)
     }
 
     fn read_resource(&mut self, name: &str, path: &str) -> Result<Vec<u8>, ProviderError> {
         let skill = self.skill(name)?;
-        resources::read(&self.preopens, &skill, path)
+        resources::read(&skill, path)
     }
 
     fn on_change(&mut self, events: Vec<ChangeEvent>) {

@@ -1,11 +1,10 @@
 //! A skill's files: listing with sizes and SHA-256 digests, and reading one.
 
-use crate::fs::{self, FsError, Preopens};
-use crate::read_error;
-use crate::SkillRef;
+use crate::fs::Failure;
+use crate::{SkillRef, read_error, read_one};
 use sha2::{Digest, Sha256};
+use skillhost_guest_sdk::files::{self, EntryKind};
 use skillhost_guest_sdk::{ProviderError, Resource};
-use wasip2::filesystem::types::{Descriptor, DescriptorType};
 
 /// Deepest folder level walked inside a bundle.
 const MAX_DEPTH: usize = 16;
@@ -16,72 +15,71 @@ pub const MAX_RESOURCE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Lists every regular file of the skill (the flat file alone for a flat
 /// skill), sorted by path. Symlinked folders are not walked, so a link loop
-/// cannot trap the walk.
-pub fn list(preopens: &Preopens, skill: &SkillRef) -> Result<Vec<Resource>, ProviderError> {
+/// cannot trap the walk; symlinked files inside the grant are listed.
+pub fn list(skill: &SkillRef) -> Result<Vec<Resource>, ProviderError> {
     if skill.flat {
         let file_name = skill.doc.rsplit('/').next().unwrap_or_default();
-        return Ok(vec![describe(preopens.get(skill.dir), &skill.rel, file_name, &skill.base)?]);
+        let bytes = read_one(&skill.doc, MAX_RESOURCE_BYTES).map_err(|e| read_error(&skill.doc, e))?;
+        return Ok(vec![describe(file_name, &bytes)]);
     }
-    let (dir, rel) = resolve(preopens, &skill.base)?;
-    let base = if rel == "." {
-        None
-    } else {
-        Some(fs::open_dir_at(dir, rel).map_err(|e| read_error(&skill.base, e))?)
-    };
-    let base = base.as_ref().unwrap_or(dir);
     let mut out = Vec::new();
-    walk(base, "", &skill.base, 0, &mut out)?;
+    walk(&skill.base, "", 0, &mut out)?;
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }
 
-fn walk(
-    dir: &Descriptor,
-    prefix: &str,
-    guest_base: &str,
-    depth: usize,
-    out: &mut Vec<Resource>,
-) -> Result<(), ProviderError> {
-    let shown = format!("{guest_base}/{prefix}");
-    let entries = fs::list_dir(dir).map_err(|e| read_error(&shown, e))?;
+/// Lists `base/prefix`, reads its files in one batch and descends into folders.
+fn walk(base: &str, prefix: &str, depth: usize, out: &mut Vec<Resource>) -> Result<(), ProviderError> {
+    let folder = if prefix.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}/{}", prefix.trim_end_matches('/'))
+    };
+    let entries = files::list_dir(&folder).map_err(|e| read_error(&folder, e.into()))?;
+    let mut links = Vec::new();
+    let mut regular = Vec::new();
+    let mut folders = Vec::new();
     for entry in entries {
         let rel = format!("{prefix}{}", entry.name);
-        let kind = match entry.kind {
-            DescriptorType::SymbolicLink => match fs::stat_at(dir, &entry.name) {
-                Ok(found) if found.kind == DescriptorType::RegularFile => found.kind,
-                // A linked folder or a dangling link is not part of the skill.
-                _ => continue,
-            },
-            kind => kind,
-        };
-        match kind {
-            DescriptorType::RegularFile => {
-                if out.len() >= MAX_FILES {
-                    return Err(ProviderError::Invalid(format!(
-                        "{guest_base}: more than {MAX_FILES} files"
-                    )));
-                }
-                out.push(describe(dir, &entry.name, &rel, guest_base)?);
+        match entry.kind {
+            EntryKind::File => regular.push(rel),
+            EntryKind::Symlink => links.push(rel),
+            EntryKind::Directory => folders.push(rel),
+            EntryKind::Other => {}
+        }
+    }
+    if !links.is_empty() {
+        let paths: Vec<String> = links.iter().map(|rel| format!("{base}/{rel}")).collect();
+        for (rel, info) in links.into_iter().zip(files::stat_paths(&paths)) {
+            // A linked folder or a dangling link is not part of the skill.
+            if info.is_ok_and(|i| i.kind == EntryKind::File) {
+                regular.push(rel);
             }
-            DescriptorType::Directory if depth < MAX_DEPTH => {
-                let sub = fs::open_dir_at(dir, &entry.name)
-                    .map_err(|e| read_error(&format!("{guest_base}/{rel}"), e))?;
-                walk(&sub, &format!("{rel}/"), guest_base, depth + 1, out)?;
-            }
-            _ => {}
+        }
+    }
+    if out.len() + regular.len() > MAX_FILES {
+        return Err(ProviderError::Invalid(format!("{base}: more than {MAX_FILES} files")));
+    }
+    let paths: Vec<String> = regular.iter().map(|rel| format!("{base}/{rel}")).collect();
+    let result = files::read_files(&paths, MAX_RESOURCE_BYTES);
+    for (index, (rel, path)) in regular.iter().zip(&paths).enumerate() {
+        let (bytes, _) = files::file(&result, index).map_err(|e| read_error(path, e.into()))?;
+        out.push(describe(rel, bytes));
+    }
+    if depth < MAX_DEPTH {
+        for rel in folders {
+            walk(base, &format!("{rel}/"), depth + 1, out)?;
         }
     }
     Ok(())
 }
 
-fn describe(dir: &Descriptor, rel: &str, shown: &str, guest_base: &str) -> Result<Resource, ProviderError> {
-    let bytes = fs::read_at(dir, rel, MAX_RESOURCE_BYTES)
-        .map_err(|e| read_error(&format!("{guest_base}/{shown}"), e))?;
-    Ok(Resource {
-        path: shown.to_string(),
+fn describe(path: &str, bytes: &[u8]) -> Resource {
+    Resource {
+        path: path.to_string(),
         size: bytes.len() as u64,
-        digest: digest(&bytes),
-    })
+        digest: digest(bytes),
+    }
 }
 
 /// `sha256:<hex>` of `bytes`.
@@ -98,7 +96,7 @@ pub fn digest(bytes: &[u8]) -> String {
 
 /// Reads one file of the skill; `path` is relative to its base folder and
 /// may not climb out of it.
-pub fn read(preopens: &Preopens, skill: &SkillRef, path: &str) -> Result<Vec<u8>, ProviderError> {
+pub fn read(skill: &SkillRef, path: &str) -> Result<Vec<u8>, ProviderError> {
     check_relative(path)?;
     if skill.flat {
         let file_name = skill.doc.rsplit('/').next().unwrap_or_default();
@@ -109,8 +107,7 @@ pub fn read(preopens: &Preopens, skill: &SkillRef, path: &str) -> Result<Vec<u8>
         }
     }
     let full = format!("{}/{path}", skill.base);
-    let (dir, rel) = resolve(preopens, &full)?;
-    fs::read_at(dir, rel, MAX_RESOURCE_BYTES).map_err(|e| read_error(&full, e))
+    read_one(&full, MAX_RESOURCE_BYTES).map_err(|e: Failure| read_error(&full, e))
 }
 
 fn check_relative(path: &str) -> Result<(), ProviderError> {
@@ -127,10 +124,4 @@ fn check_relative(path: &str) -> Result<(), ProviderError> {
         )));
     }
     Ok(())
-}
-
-fn resolve<'p, 'a>(preopens: &'p Preopens, guest_path: &'a str) -> Result<(&'p Descriptor, &'a str), ProviderError> {
-    preopens
-        .resolve(guest_path)
-        .ok_or_else(|| read_error(guest_path, FsError::Missing))
 }

@@ -1,14 +1,18 @@
 //! Discovery state: every entry of every root, what it turned out to be,
 //! and when that last changed, so a snapshot re-examines only what may have
 //! changed and sends the host only what did.
+//!
+//! All file access goes through the host's bulk `files` capability: one call
+//! lists a root, one stats every suspect document, one reads every document
+//! that must be parsed again.
 
-use crate::fs::{self, FsError, Preopens, Stamp};
+use crate::fs::Failure;
+use skillhost_guest_sdk::files::{self, EntryKind, Stamp};
 use skillhost_guest_sdk::frontmatter::{
     Finding, MAX_DOCUMENT_BYTES, parse_document, starts_with_frontmatter, too_large,
 };
 use skillhost_guest_sdk::{Diagnostic, Severity, SkillEntry, to_wit_diagnostic, to_wit_frontmatter};
 use std::collections::BTreeMap;
-use wasip2::filesystem::types::DescriptorType;
 
 /// The document file of a bundle skill.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -21,15 +25,30 @@ pub enum State {
     /// Not a skill (a folder without `SKILL.md`, a flat file without
     /// frontmatter), possibly with something worth reporting.
     NotSkill(Option<(Severity, Finding)>),
-    /// A skill, with the warnings its frontmatter earned.
-    Skill {
-        /// The entry as the host receives it.
-        entry: SkillEntry,
-        /// Problems that did not stop it loading.
-        warnings: Vec<Finding>,
-    },
+    /// A skill.
+    Skill(Skill),
     /// A document that cannot be a skill until someone fixes it.
     Broken(Finding),
+}
+
+/// What the provider keeps of a skill between calls: enough to tell whether
+/// it changed, not the whole entry (which the host holds once sent).
+#[derive(Debug, Clone)]
+pub struct Skill {
+    /// Its name.
+    pub name: String,
+    /// The verbatim frontmatter: the parsed entry is a function of it.
+    raw: String,
+    /// Problems that did not stop it loading.
+    warnings: Vec<Finding>,
+    /// The parsed entry, until it is sent to the host.
+    pending: Option<SkillEntry>,
+}
+
+impl PartialEq for Skill {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.raw == other.raw && self.warnings == other.warnings
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +57,7 @@ enum Kind {
     Bundle,
     /// `<root>/<name>.md`.
     Flat,
-    /// A symlink the sandbox must follow to learn what it is.
+    /// A symlink: what it is depends on its target.
     Link,
 }
 
@@ -48,6 +67,8 @@ pub struct Entry {
     listed: Kind,
     /// What it resolved to.
     kind: Kind,
+    /// The entry's own path (`<root>/<name>`).
+    path: String,
     /// The document's guest path.
     pub doc: String,
     /// The folder its relative paths resolve against.
@@ -56,9 +77,6 @@ pub struct Entry {
     pub flat: bool,
     /// The name used when the frontmatter declares none.
     pub default_name: String,
-    /// The preopen the document is read through, and the path inside it.
-    dir: usize,
-    rel: String,
     stamp: Option<Stamp>,
     /// What it is.
     pub state: State,
@@ -66,19 +84,10 @@ pub struct Entry {
     suspect: bool,
     transient: Option<String>,
     seen: u64,
-    watched: bool,
-}
-
-impl Entry {
-    /// The path of this entry's document relative to its preopen.
-    pub fn location(&self) -> (usize, &str) {
-        (self.dir, &self.rel)
-    }
 }
 
 struct Root {
     guest: String,
-    preopen: Option<usize>,
     entries: BTreeMap<String, Entry>,
     listing_suspect: bool,
     listing_failure: Option<(bool, String)>,
@@ -91,12 +100,12 @@ pub struct Catalog {
     clock: u64,
     sent: Option<u64>,
     tombstones: Vec<String>,
-    unwatch: Vec<String>,
     listings: u64,
     scanned: bool,
 }
 
-/// What a refresh changed, for deciding whether to invalidate.
+/// What a change decision compares: the clock advances whenever what the
+/// host sees changes, and completeness is the number of transient failures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fingerprint {
     clock: u64,
@@ -105,11 +114,10 @@ pub struct Fingerprint {
 
 impl Catalog {
     /// Discovery over `roots` (guest paths, highest precedence first).
-    pub fn new(roots: Vec<String>, preopens: &Preopens) -> Self {
+    pub fn new(roots: Vec<String>) -> Self {
         let roots = roots
             .into_iter()
             .map(|guest| Root {
-                preopen: preopens.index_of(&guest),
                 guest,
                 entries: BTreeMap::new(),
                 listing_suspect: true,
@@ -122,7 +130,6 @@ impl Catalog {
             clock: 0,
             sent: None,
             tombstones: Vec::new(),
-            unwatch: Vec::new(),
             listings: 0,
             scanned: false,
         }
@@ -133,13 +140,14 @@ impl Catalog {
         self.scanned
     }
 
-    /// Marks everything for re-examination. With stamps, unchanged
-    /// documents cost one `stat` instead of a read.
+    /// Marks everything for re-examination. Documents with a stamp cost one
+    /// stat (batched) when unchanged.
     pub fn suspect_all(&mut self) {
         for root in &mut self.roots {
             root.listing_suspect = true;
             for entry in root.entries.values_mut() {
                 entry.suspect = true;
+                entry.kind = entry.listed;
             }
         }
     }
@@ -159,33 +167,27 @@ impl Catalog {
                 Some((name, inner)) => (name, Some(inner)),
                 None => (rest, None),
             };
-            match inner {
-                None => {
-                    root.listing_suspect = true;
-                    if let Some(entry) = root.entries.get_mut(name) {
-                        entry.suspect = true;
-                        entry.stamp = None;
-                    }
-                }
-                Some(SKILL_FILE) => {
-                    if let Some(entry) = root.entries.get_mut(name) {
-                        entry.suspect = true;
-                        entry.stamp = None;
-                    }
-                }
-                Some(_) => {}
+            if inner.is_none() {
+                root.listing_suspect = true;
+            }
+            if matches!(inner, None | Some(SKILL_FILE))
+                && let Some(entry) = root.entries.get_mut(name)
+            {
+                // The event says it changed: read it, whatever its stamp, and
+                // follow a link again.
+                entry.suspect = true;
+                entry.stamp = None;
+                entry.kind = entry.listed;
             }
         }
     }
 
     /// Marks the entry whose document is `doc` for re-examination.
     pub fn suspect_document(&mut self, doc: &str) {
-        for root in &mut self.roots {
-            for entry in root.entries.values_mut() {
-                if entry.doc == doc {
-                    entry.suspect = true;
-                    entry.stamp = None;
-                }
+        for entry in self.roots.iter_mut().flat_map(|r| r.entries.values_mut()) {
+            if entry.doc == doc {
+                entry.suspect = true;
+                entry.stamp = None;
             }
         }
     }
@@ -206,49 +208,69 @@ impl Catalog {
         }
     }
 
-    /// Re-examines whatever is suspect.
-    pub fn refresh(&mut self, preopens: &Preopens) {
+    /// Re-examines whatever is suspect, in at most one listing per root and
+    /// three batched calls.
+    pub fn refresh(&mut self) {
         self.scanned = true;
         for index in 0..self.roots.len() {
             if self.roots[index].listing_suspect {
-                self.relist(index, preopens);
-            }
-            let Catalog { roots, clock, .. } = self;
-            for entry in roots[index].entries.values_mut().filter(|e| e.suspect) {
-                examine(entry, preopens, clock);
+                self.relist(index);
             }
         }
+        let Catalog { roots, clock, .. } = self;
+        let links: Vec<&mut Entry> = roots
+            .iter_mut()
+            .flat_map(|r| r.entries.values_mut())
+            .filter(|e| e.suspect && e.kind == Kind::Link)
+            .collect();
+        resolve_links(links, clock);
+        let stamped: Vec<&mut Entry> = roots
+            .iter_mut()
+            .flat_map(|r| r.entries.values_mut())
+            .filter(|e| e.suspect && e.stamp.is_some() && e.kind != Kind::Link)
+            .collect();
+        check_stamps(stamped, clock);
+        let unread: Vec<&mut Entry> = roots
+            .iter_mut()
+            .flat_map(|r| r.entries.values_mut())
+            .filter(|e| e.suspect && e.kind != Kind::Link)
+            .collect();
+        read_documents(unread, clock);
     }
 
     /// Lists a root again: new entries are added (suspect), vanished ones
     /// removed.
-    fn relist(&mut self, index: usize, preopens: &Preopens) {
+    fn relist(&mut self, index: usize) {
         self.listings += 1;
         let pass = self.listings;
         let root = &mut self.roots[index];
         root.listing_suspect = false;
-        let listed = match root.preopen {
-            // Not granted: the root does not exist (yet). That is a complete,
-            // empty view; the host watches for it to appear.
-            None => Ok(Vec::new()),
-            Some(dir) => fs::list_dir(preopens.get(dir)),
-        };
-        let listed = match listed {
+        let listed = match files::list_dir(&root.guest).map_err(Failure::from) {
             Ok(listed) => {
-                let changed = root.listing_failure.take().is_some();
-                if changed {
+                if root.listing_failure.take().is_some() {
                     self.clock += 1;
                 }
                 listed
             }
+            // Not there: the root does not exist (yet). That is a complete,
+            // empty view; the host watches for it to appear.
+            Err(Failure::Missing) => {
+                if root.listing_failure.take().is_some() {
+                    self.clock += 1;
+                }
+                Vec::new()
+            }
             Err(e) => {
-                let transient = matches!(e, FsError::Transient(_));
+                let transient = matches!(e, Failure::Transient(_));
                 let failure = Some((transient, format!("cannot list the root: {e}")));
                 if root.listing_failure != failure {
                     root.listing_failure = failure;
                     self.clock += 1;
                 }
-                // Keep the entries: a failed listing proves nothing gone.
+                if transient {
+                    // Try again next time; a failed listing proves nothing gone.
+                    root.listing_suspect = true;
+                }
                 return;
             }
         };
@@ -256,35 +278,15 @@ impl Catalog {
             if item.name.starts_with('.') {
                 continue;
             }
-            let Some((kind, dir, rel, doc, base, default_name)) = classify_entry(root, &item, preopens) else {
+            let Some(entry) = new_entry(&root.guest, &item.name, item.kind, pass) else {
                 continue;
             };
             match root.entries.get_mut(&item.name) {
-                Some(existing) if existing.listed == kind && existing.dir == dir => {
-                    existing.seen = pass;
-                }
+                Some(existing) if existing.listed == entry.listed => existing.seen = pass,
                 _ => {
-                    if let Some(old) = root.entries.remove(&item.name) {
-                        forget(old, &mut self.clock, &mut self.tombstones, &mut self.unwatch);
+                    if let Some(old) = root.entries.insert(item.name, entry) {
+                        forget(old, &mut self.clock, &mut self.tombstones);
                     }
-                    let entry = Entry {
-                        listed: kind,
-                        kind,
-                        flat: kind == Kind::Flat,
-                        doc,
-                        base,
-                        default_name,
-                        dir,
-                        rel,
-                        stamp: None,
-                        state: State::Unknown,
-                        version: 0,
-                        suspect: true,
-                        transient: None,
-                        seen: pass,
-                        watched: false,
-                    };
-                    root.entries.insert(item.name, entry);
                 }
             }
         }
@@ -296,40 +298,30 @@ impl Catalog {
             .collect();
         for name in gone {
             if let Some(old) = root.entries.remove(&name) {
-                forget(old, &mut self.clock, &mut self.tombstones, &mut self.unwatch);
+                forget(old, &mut self.clock, &mut self.tombstones);
             }
         }
     }
 
-    /// Paths to start and stop watching: each root and each bundle folder.
-    pub fn watch_changes(&mut self) -> (Vec<String>, Vec<String>) {
-        let mut start = Vec::new();
-        for root in &mut self.roots {
-            if !root.watched {
-                root.watched = true;
-                start.push(root.guest.clone());
-            }
-            for entry in root.entries.values_mut() {
-                if !entry.watched && entry.kind != Kind::Flat {
-                    entry.watched = true;
-                    start.push(entry.base.clone());
-                }
-            }
-        }
-        (start, std::mem::take(&mut self.unwatch))
+    /// Roots not yet watched. Each is watched one level deep: its own
+    /// entries (bundles and flat files coming and going) and each bundle
+    /// folder's entries (its `SKILL.md`); the host follows folders as they
+    /// appear, so nothing deeper in a bundle is ever watched.
+    pub fn unwatched_roots(&mut self) -> Vec<String> {
+        self.roots
+            .iter_mut()
+            .filter(|r| !r.watched)
+            .map(|r| {
+                r.watched = true;
+                r.guest.clone()
+            })
+            .collect()
     }
 
-    /// Forgets that a path was watched (the host refused it).
+    /// Forgets that a root was watched (the host refused it).
     pub fn watch_refused(&mut self, path: &str) {
-        for root in &mut self.roots {
-            if root.guest == path {
-                root.watched = false;
-            }
-            for entry in root.entries.values_mut() {
-                if entry.base == path {
-                    entry.watched = false;
-                }
-            }
+        for root in self.roots.iter_mut().filter(|r| r.guest == path) {
+            root.watched = false;
         }
     }
 
@@ -340,16 +332,16 @@ impl Catalog {
         for root in &self.roots {
             if let Some((transient, message)) = &root.listing_failure {
                 complete &= !transient;
-                out.push(diagnostic(&root.guest, Severity::Error, None, message));
+                out.push(plain_diagnostic(&root.guest, message));
             }
             for entry in root.entries.values() {
                 if let Some(message) = &entry.transient {
                     complete = false;
-                    out.push(diagnostic(&entry.doc, Severity::Error, None, message));
+                    out.push(plain_diagnostic(&entry.doc, message));
                 }
                 match &entry.state {
-                    State::Skill { warnings, .. } => {
-                        for w in warnings {
+                    State::Skill(skill) => {
+                        for w in &skill.warnings {
                             out.push(to_wit_diagnostic(&entry.doc, Severity::Warning, w.clone()));
                         }
                     }
@@ -357,7 +349,7 @@ impl Catalog {
                         out.push(to_wit_diagnostic(&entry.doc, Severity::Error, finding.clone()));
                     }
                     State::NotSkill(Some((severity, finding))) => {
-                        out.push(to_wit_diagnostic(&entry.doc, *severity, finding.clone()));
+                        out.push(to_wit_diagnostic(&entry.path, *severity, finding.clone()));
                     }
                     State::NotSkill(None) | State::Unknown => {}
                 }
@@ -366,19 +358,43 @@ impl Catalog {
         (out, complete)
     }
 
+    /// Whether the host asks for everything (it does not hold the last
+    /// observation sent).
+    pub fn wants_everything(&self, known: Option<u64>) -> bool {
+        known.is_none() || known != self.sent
+    }
+
+    /// Marks for re-reading every skill that would have to be sent but was
+    /// sent before (its entry is no longer kept). Returns whether any was.
+    pub fn reload_sent(&mut self, everything: bool) -> bool {
+        let since = self.sent.unwrap_or(0);
+        let mut any = false;
+        for entry in self.roots.iter_mut().flat_map(|r| r.entries.values_mut()) {
+            if let State::Skill(skill) = &entry.state
+                && skill.pending.is_none()
+                && (everything || entry.version > since)
+            {
+                entry.suspect = true;
+                entry.stamp = None;
+                any = true;
+            }
+        }
+        any
+    }
+
     /// The skills to send: all of them, or only those changed since the
-    /// observation the host holds. Returns (epoch, base, skills, removed).
+    /// observation the host holds. Their entries move out (call
+    /// [`Catalog::reload_sent`] first). Returns (epoch, base, skills, removed).
     pub fn take_changes(&mut self, known: Option<u64>) -> (u64, Option<u64>, Vec<SkillEntry>, Vec<String>) {
-        let base = known.filter(|k| Some(*k) == self.sent);
+        let base = known.filter(|_| !self.wants_everything(known));
         let since = base.unwrap_or(0);
         let mut skills = Vec::new();
-        for root in &self.roots {
-            for entry in root.entries.values() {
-                if let State::Skill { entry: skill, .. } = &entry.state
-                    && (base.is_none() || entry.version > since)
-                {
-                    skills.push(skill.clone());
-                }
+        for entry in self.roots.iter_mut().flat_map(|r| r.entries.values_mut()) {
+            if let State::Skill(skill) = &mut entry.state
+                && (base.is_none() || entry.version > since)
+                && let Some(pending) = skill.pending.take()
+            {
+                skills.push(pending);
             }
         }
         let removed = if base.is_some() {
@@ -401,17 +417,172 @@ impl Catalog {
         self.roots
             .iter()
             .flat_map(|r| r.entries.values())
-            .find(|e| matches!(&e.state, State::Skill { entry, .. } if entry.frontmatter.name == name))
+            .find(|e| matches!(&e.state, State::Skill(skill) if skill.name == name))
     }
 }
 
-/// Records that `old` left the catalog.
-fn forget(old: Entry, clock: &mut u64, tombstones: &mut Vec<String>, unwatch: &mut Vec<String>) {
-    if old.watched {
-        unwatch.push(old.base.clone());
+/// Learns what each suspect symlink points at (one batched stat).
+fn resolve_links(mut links: Vec<&mut Entry>, clock: &mut u64) {
+    if links.is_empty() {
+        return;
     }
+    let paths: Vec<String> = links.iter().map(|e| e.path.clone()).collect();
+    let answers = files::stat_paths(&paths);
+    for (entry, answer) in links.iter_mut().zip(answers) {
+        let name = entry.path.rsplit('/').next().unwrap_or_default().to_string();
+        match answer.map_err(Failure::from) {
+            Ok(info) if info.kind == EntryKind::Directory => {
+                entry.kind = Kind::Bundle;
+                entry.doc = format!("{}/{SKILL_FILE}", entry.path);
+                entry.base = entry.path.clone();
+            }
+            Ok(info) if info.kind == EntryKind::File && markdown_stem(&name).is_some() => {
+                entry.kind = Kind::Flat;
+                entry.flat = true;
+                entry.doc = entry.path.clone();
+                entry.default_name = markdown_stem(&name).unwrap_or_default().to_string();
+            }
+            Ok(_) => settle(entry, clock, State::NotSkill(None)),
+            Err(Failure::Missing) => settle(
+                entry,
+                clock,
+                State::NotSkill(Some((Severity::Error, note("dangling symlink: its target does not exist")))),
+            ),
+            Err(Failure::Transient(m)) => fail(entry, clock, format!("cannot follow symlink: {m}")),
+            Err(e) => settle(
+                entry,
+                clock,
+                State::NotSkill(Some((Severity::Error, note(&format!("cannot follow symlink: {e}"))))),
+            ),
+        }
+    }
+}
+
+/// Stats every suspect document that has a stamp (one batched call); the
+/// unchanged ones are settled without a read.
+fn check_stamps(mut entries: Vec<&mut Entry>, clock: &mut u64) {
+    if entries.is_empty() {
+        return;
+    }
+    let paths: Vec<String> = entries.iter().map(|e| e.doc.clone()).collect();
+    let answers = files::stat_paths(&paths);
+    for (entry, answer) in entries.iter_mut().zip(answers) {
+        match answer.map_err(Failure::from) {
+            Ok(info) if info.kind == EntryKind::File && Some(info.stamp) == entry.stamp => {
+                entry.suspect = false;
+                if entry.transient.take().is_some() {
+                    *clock += 1;
+                }
+            }
+            Ok(_) => entry.stamp = None,
+            Err(Failure::Missing) => {
+                entry.stamp = None;
+                settle(entry, clock, State::NotSkill(None));
+            }
+            Err(Failure::Transient(m)) => fail(entry, clock, format!("cannot read: {m}")),
+            Err(_) => entry.stamp = None,
+        }
+    }
+}
+
+/// Reads and parses the given documents (one batched read).
+fn read_documents(mut entries: Vec<&mut Entry>, clock: &mut u64) {
+    entries.retain_mut(|entry| {
+        if entry.flat && entry.path.ends_with(&format!("/{SKILL_FILE}")) {
+            let warning =
+                note("a SKILL.md directly in a skills root is not a skill; use its parent folder as the root");
+            settle(entry, clock, State::NotSkill(Some((Severity::Warning, warning))));
+            return false;
+        }
+        true
+    });
+    if entries.is_empty() {
+        return;
+    }
+    let paths: Vec<String> = entries.iter().map(|e| e.doc.clone()).collect();
+    let result = files::read_files(&paths, MAX_DOCUMENT_BYTES);
+    for (index, entry) in entries.iter_mut().enumerate() {
+        let state = match files::file(&result, index).map_err(Failure::from) {
+            Ok((bytes, stamp)) => {
+                entry.stamp = Some(stamp);
+                parse(entry, bytes)
+            }
+            Err(Failure::Transient(m)) => {
+                fail(entry, clock, format!("cannot read: {m}"));
+                continue;
+            }
+            Err(failure) => {
+                // Only a state read from the file has a stamp to keep.
+                entry.stamp = None;
+                match failure {
+                    Failure::Missing => State::NotSkill(None),
+                    Failure::TooLarge(n) => State::Broken(too_large(n)),
+                    other => State::Broken(note(&format!("cannot read: {other}"))),
+                }
+            }
+        };
+        settle(entry, clock, state);
+    }
+}
+
+/// The entry for a listed name, or `None` when it cannot hold a skill.
+fn new_entry(root: &str, name: &str, kind: EntryKind, pass: u64) -> Option<Entry> {
+    let path = format!("{root}/{name}");
+    let (kind, doc, base, default_name) = match kind {
+        EntryKind::Directory => (Kind::Bundle, format!("{path}/{SKILL_FILE}"), path.clone(), name.to_string()),
+        EntryKind::Symlink => (Kind::Link, path.clone(), path.clone(), name.to_string()),
+        EntryKind::File => {
+            let stem = markdown_stem(name)?;
+            (Kind::Flat, path.clone(), root.to_string(), stem.to_string())
+        }
+        EntryKind::Other => return None,
+    };
+    Some(Entry {
+        listed: kind,
+        kind,
+        flat: kind == Kind::Flat,
+        path,
+        doc,
+        base,
+        default_name,
+        stamp: None,
+        state: State::Unknown,
+        version: 0,
+        suspect: true,
+        transient: None,
+        seen: pass,
+    })
+}
+
+/// Records an entry's new state, advancing the clock if it changed. The new
+/// state always replaces the old one, so a re-read skill has its entry ready
+/// to send again.
+fn settle(entry: &mut Entry, clock: &mut u64, state: State) {
+    entry.suspect = false;
+    let recovered = entry.transient.take().is_some();
+    if state != entry.state {
+        *clock += 1;
+        entry.version = *clock;
+    } else if recovered {
+        *clock += 1;
+    }
+    entry.state = state;
+}
+
+/// Records a transient failure: the state is kept, the view is incomplete,
+/// and the entry stays suspect so the next snapshot tries again.
+fn fail(entry: &mut Entry, clock: &mut u64, message: String) {
+    if entry.transient.as_ref() != Some(&message) {
+        *clock += 1;
+    }
+    entry.transient = Some(message);
+    entry.suspect = true;
+}
+
+/// Records that `old` left the catalog.
+fn forget(old: Entry, clock: &mut u64, tombstones: &mut Vec<String>) {
     match old.state {
-        State::Skill { .. } => {
+        State::Skill(_) => {
             *clock += 1;
             tombstones.push(old.doc);
         }
@@ -424,156 +595,22 @@ fn forget(old: Entry, clock: &mut u64, tombstones: &mut Vec<String>, unwatch: &m
     }
 }
 
-type Classified = (Kind, usize, String, String, String, String);
-
-/// What a root entry can be, and where its document is.
-fn classify_entry(root: &Root, item: &fs::Entry, preopens: &Preopens) -> Option<Classified> {
-    let root_dir = root.preopen?;
-    let name = &item.name;
-    let path = format!("{}/{name}", root.guest);
-    match item.kind {
-        DescriptorType::Directory => Some((
-            Kind::Bundle,
-            root_dir,
-            format!("{name}/{SKILL_FILE}"),
-            format!("{path}/{SKILL_FILE}"),
-            path,
-            name.clone(),
-        )),
-        DescriptorType::SymbolicLink => match preopens.index_of(&path) {
-            // The host mounts the target of a linked skill folder at the
-            // link's own path, so the sandbox never has to leave a grant.
-            Some(mounted) => Some((
-                Kind::Bundle,
-                mounted,
-                SKILL_FILE.to_string(),
-                format!("{path}/{SKILL_FILE}"),
-                path,
-                name.clone(),
-            )),
-            None => Some((Kind::Link, root_dir, name.clone(), path.clone(), path, name.clone())),
-        },
-        DescriptorType::RegularFile => {
-            let stem = markdown_stem(name)?;
-            Some((Kind::Flat, root_dir, name.clone(), path, root.guest.clone(), stem.to_string()))
-        }
-        _ => None,
-    }
-}
-
-/// Re-examines one entry, bumping `clock` when what it shows changed.
-fn examine(entry: &mut Entry, preopens: &Preopens, clock: &mut u64) {
-    entry.suspect = false;
-    let previous_transient = entry.transient.take();
-    let state = match look(entry, preopens) {
-        Ok(Some(state)) => state,
-        Ok(None) => {
-            // Unchanged; recovering from a transient failure still changes
-            // what the host sees (completeness).
-            if previous_transient.is_some() {
-                *clock += 1;
-            }
-            return;
-        }
-        Err(message) => {
-            if previous_transient.as_ref() != Some(&message) {
-                *clock += 1;
-            }
-            entry.transient = Some(message);
-            return;
-        }
-    };
-    if state != entry.state {
-        *clock += 1;
-        entry.version = *clock;
-        entry.state = state;
-    } else if previous_transient.is_some() {
-        *clock += 1;
-    }
-}
-
-/// The entry's state now; `Ok(None)` when its stamp shows it unchanged,
-/// `Err` for a transient failure.
-fn look(entry: &mut Entry, preopens: &Preopens) -> Result<Option<State>, String> {
-    let dir = preopens.get(entry.dir);
-    if entry.kind == Kind::Link {
-        return Ok(Some(match fs::stat_at(dir, &entry.rel) {
-            Ok(found) if found.kind == DescriptorType::Directory => {
-                // A link to a folder inside the root: read it through the root.
-                entry.rel = format!("{}/{SKILL_FILE}", entry.rel);
-                entry.doc = format!("{}/{SKILL_FILE}", entry.base);
-                entry.kind = Kind::Bundle;
-                return look(entry, preopens);
-            }
-            Ok(found) if found.kind == DescriptorType::RegularFile && markdown_stem(&entry.rel).is_some() => {
-                entry.kind = Kind::Flat;
-                entry.flat = true;
-                entry.default_name = markdown_stem(&entry.rel).unwrap_or_default().to_string();
-                entry.base = entry.doc.rsplit_once('/').map(|(b, _)| b.to_string()).unwrap_or_default();
-                return look(entry, preopens);
-            }
-            Ok(_) => State::NotSkill(None),
-            Err(FsError::Missing) => State::NotSkill(Some((
-                Severity::Error,
-                note("dangling symlink: its target does not exist"),
-            ))),
-            Err(FsError::Transient(m)) => return Err(format!("cannot follow symlink: {m}")),
-            Err(e) => State::NotSkill(Some((Severity::Error, note(&format!("cannot follow symlink: {e}"))))),
-        }));
-    }
-    if entry.flat && entry.rel == SKILL_FILE {
-        return Ok(Some(State::NotSkill(Some((
-            Severity::Warning,
-            note("a SKILL.md directly in a skills root is not a skill; use its parent folder as the root"),
-        )))));
-    }
-    if let Some(stamp) = entry.stamp {
-        match fs::stat_at(dir, &entry.rel) {
-            Ok(found) if found.stamp == stamp && found.kind == DescriptorType::RegularFile => return Ok(None),
-            Ok(_) => {}
-            Err(FsError::Missing) => {
-                entry.stamp = None;
-                return Ok(Some(State::NotSkill(None)));
-            }
-            Err(FsError::Transient(m)) => return Err(format!("cannot read: {m}")),
-            Err(_) => {}
-        }
-    }
-    match fs::read_file(dir, &entry.rel, MAX_DOCUMENT_BYTES) {
-        Ok((bytes, stamp)) => {
-            entry.stamp = Some(stamp);
-            Ok(Some(parse(entry, &bytes)))
-        }
-        Err(FsError::Missing) => {
-            entry.stamp = None;
-            Ok(Some(State::NotSkill(None)))
-        }
-        Err(FsError::TooLarge(n)) => {
-            entry.stamp = None;
-            Ok(Some(State::Broken(too_large(n))))
-        }
-        Err(FsError::Transient(m)) => Err(format!("cannot read: {m}")),
-        Err(FsError::Permanent(m)) => {
-            entry.stamp = None;
-            Ok(Some(State::Broken(note(&format!("cannot read: {m}")))))
-        }
-    }
-}
-
 /// Parses a document read for `entry`.
 fn parse(entry: &Entry, bytes: &[u8]) -> State {
     if entry.flat && !starts_with_frontmatter(bytes) {
         return State::NotSkill(None);
     }
     match parse_document(bytes, &entry.default_name) {
-        Ok(doc) => State::Skill {
-            entry: SkillEntry {
+        Ok(doc) => State::Skill(Skill {
+            name: doc.frontmatter.name.clone(),
+            raw: doc.frontmatter.raw.clone(),
+            warnings: doc.warnings,
+            pending: Some(SkillEntry {
                 frontmatter: to_wit_frontmatter(doc.frontmatter),
                 path: entry.doc.clone(),
                 base: entry.base.clone(),
-            },
-            warnings: doc.warnings,
-        },
+            }),
+        }),
         Err(finding) => State::Broken(finding),
     }
 }
@@ -586,12 +623,12 @@ fn note(message: &str) -> Finding {
     }
 }
 
-fn diagnostic(path: &str, severity: Severity, field: Option<&str>, message: &str) -> Diagnostic {
+fn plain_diagnostic(path: &str, message: &str) -> Diagnostic {
     Diagnostic {
-        severity,
+        severity: Severity::Error,
         path: path.to_string(),
         line: None,
-        field: field.map(str::to_string),
+        field: None,
         message: message.to_string(),
     }
 }

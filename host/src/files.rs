@@ -1,0 +1,280 @@
+//! The `files` capability: bulk, read-only access to a provider's granted
+//! folders.
+//!
+//! It covers exactly the provider's mounts (the same ones preopened for
+//! WASI) and resolves every path with cap-std beneath its mount, so `..` and
+//! symlinks cannot leave the grant. Each call is bounded: a number of paths,
+//! a byte budget, and the call's deadline, checked between files because host
+//! code cannot be interrupted by the epoch.
+
+use crate::bindings::files::{self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp};
+use crate::sandbox::HostState;
+use cap_std::fs::Dir;
+use std::io::{ErrorKind, Read};
+use std::time::{Instant, UNIX_EPOCH};
+
+/// Most paths one `read-files` or `stat-paths` call may name.
+pub const MAX_PATHS_PER_CALL: usize = 16_384;
+/// Most bytes one `read-files` call returns in all.
+pub const MAX_BYTES_PER_CALL: u64 = 256 * 1024 * 1024;
+/// Most entries one `list-dir` call returns.
+pub const MAX_ENTRIES_PER_LISTING: usize = 100_000;
+
+/// A granted folder, open for cap-std resolution.
+pub struct Mount {
+    /// Its guest path.
+    pub guest: String,
+    /// The open folder.
+    pub dir: Dir,
+}
+
+/// The mounts of one provider instance.
+#[derive(Default)]
+pub struct Mounts {
+    mounts: Vec<Mount>,
+}
+
+impl Mounts {
+    /// Adds a mount.
+    pub fn push(&mut self, guest: &str, dir: Dir) {
+        self.mounts.push(Mount {
+            guest: guest.to_string(),
+            dir,
+        });
+    }
+
+    /// The deepest mount containing `guest` and the path relative to it
+    /// (empty for the mount itself). Refuses paths that are not absolute
+    /// and normalised.
+    fn resolve<'p>(&self, guest: &'p str) -> Result<(&Dir, &'p str), FsError> {
+        let normalised = guest.starts_with('/')
+            && !guest.contains('\0')
+            && guest[1..].split('/').all(|s| !s.is_empty() && s != "." && s != "..");
+        if !normalised {
+            return Err(FsError::Denied(format!("{guest:?} is not an absolute, normalised path")));
+        }
+        self.mounts
+            .iter()
+            .filter_map(|m| {
+                let rest = guest.strip_prefix(m.guest.as_str())?;
+                let rest = if rest.is_empty() { rest } else { rest.strip_prefix('/')? };
+                Some((m.guest.len(), &m.dir, rest))
+            })
+            .max_by_key(|(len, _, _)| *len)
+            .map(|(_, dir, rest)| (dir, rest))
+            .ok_or_else(|| FsError::Denied(format!("{guest} is outside the folders granted to this provider")))
+    }
+}
+
+fn error(e: std::io::Error) -> FsError {
+    match e.kind() {
+        ErrorKind::NotFound => FsError::NotFound,
+        ErrorKind::PermissionDenied
+        | ErrorKind::NotADirectory
+        | ErrorKind::IsADirectory
+        | ErrorKind::InvalidInput
+        | ErrorKind::InvalidFilename
+        | ErrorKind::InvalidData => FsError::Denied(e.to_string()),
+        // ELOOP has no stable ErrorKind.
+        _ if e.raw_os_error() == Some(40) => FsError::Denied("symlink loop".to_string()),
+        _ => FsError::Transient(e.to_string()),
+    }
+}
+
+fn kind_of(t: cap_std::fs::FileType) -> EntryKind {
+    if t.is_file() {
+        EntryKind::File
+    } else if t.is_dir() {
+        EntryKind::Directory
+    } else if t.is_symlink() {
+        EntryKind::Symlink
+    } else {
+        EntryKind::Other
+    }
+}
+
+fn stamp_of(meta: &cap_std::fs::Metadata) -> Stamp {
+    let modified_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.into_std().duration_since(UNIX_EPOCH).ok())
+        .and_then(|d| u64::try_from(d.as_nanos()).ok());
+    Stamp {
+        size: meta.len(),
+        modified_ns,
+    }
+}
+
+/// Appends the file at `rel` to `data`, with one `open`, one `stat` and
+/// (for a file of the stat'ed size) one `read`.
+fn read_one(dir: &Dir, rel: &str, max_bytes: u64, data: &mut Vec<u8>, budget: &mut u64) -> Result<FileSlice, FsError> {
+    let mut file = dir.open(rel).map_err(error)?;
+    let meta = file.metadata().map_err(error)?;
+    if !meta.is_file() {
+        return Err(FsError::Denied("not a regular file".to_string()));
+    }
+    if meta.len() > max_bytes {
+        return Err(FsError::TooLarge(meta.len()));
+    }
+    if meta.len() > *budget {
+        return Err(FsError::Transient("this call's byte budget is spent; ask again".to_string()));
+    }
+    let offset = data.len();
+    // Asking for one byte more than the stat'ed size tells a complete read
+    // (short) from a file that grew since (full), without a second call.
+    let want = usize::try_from(meta.len()).unwrap_or(usize::MAX).saturating_add(1);
+    data.resize(offset + want, 0);
+    let mut filled = 0;
+    loop {
+        let n = match file.read(&mut data[offset + filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => {
+                data.truncate(offset);
+                return Err(error(e));
+            }
+        };
+        filled += n;
+        if n == 0 || filled < data.len() - offset {
+            break;
+        }
+        if filled as u64 > max_bytes {
+            data.truncate(offset);
+            return Err(FsError::TooLarge(filled as u64));
+        }
+        // The file grew while being read: make room and keep going.
+        let grown = (data.len() - offset).saturating_mul(2);
+        data.resize(offset + grown, 0);
+    }
+    data.truncate(offset + filled);
+    let len = filled as u64;
+    if len > max_bytes {
+        data.truncate(offset);
+        return Err(FsError::TooLarge(len));
+    }
+    *budget = budget.saturating_sub(len);
+    Ok(FileSlice {
+        offset: offset as u64,
+        len,
+        stamp: stamp_of(&meta),
+    })
+}
+
+impl files::Host for HostState {
+    fn list_dir(&mut self, path: String) -> Result<Vec<DirEntry>, FsError> {
+        let (dir, rel) = self.mounts.resolve(&path)?;
+        let entries = if rel.is_empty() {
+            dir.entries()
+        } else {
+            dir.read_dir(rel)
+        }
+        .map_err(error)?;
+        let mut out = Vec::new();
+        for entry in entries {
+            if out.len() >= MAX_ENTRIES_PER_LISTING {
+                return Err(FsError::Denied(format!(
+                    "{path} has more than {MAX_ENTRIES_PER_LISTING} entries"
+                )));
+            }
+            let entry = entry.map_err(error)?;
+            // A name that is not UTF-8 cannot name a skill or cross the WIT
+            // boundary; it is left out.
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let kind = entry.file_type().map_or(EntryKind::Other, kind_of);
+            out.push(DirEntry { name, kind });
+        }
+        Ok(out)
+    }
+
+    fn read_files(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
+        let mut budget = MAX_BYTES_PER_CALL;
+        let mut data = Vec::new();
+        let files = paths
+            .iter()
+            .enumerate()
+            .map(|(i, path)| {
+                if i >= MAX_PATHS_PER_CALL {
+                    return Err(FsError::Transient(format!(
+                        "more than {MAX_PATHS_PER_CALL} paths in one call; ask again"
+                    )));
+                }
+                if Instant::now() >= self.call_deadline() {
+                    return Err(FsError::Transient("the call's deadline passed".to_string()));
+                }
+                let (dir, rel) = self.mounts.resolve(path)?;
+                if rel.is_empty() {
+                    return Err(FsError::Denied("is a directory".to_string()));
+                }
+                read_one(dir, rel, max_bytes, &mut data, &mut budget)
+            })
+            .collect();
+        ReadResult { data, files }
+    }
+
+    fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {
+        paths
+            .iter()
+            .enumerate()
+            .map(|(i, path)| {
+                if i >= MAX_PATHS_PER_CALL {
+                    return Err(FsError::Transient(format!(
+                        "more than {MAX_PATHS_PER_CALL} paths in one call; ask again"
+                    )));
+                }
+                if Instant::now() >= self.call_deadline() {
+                    return Err(FsError::Transient("the call's deadline passed".to_string()));
+                }
+                let (dir, rel) = self.mounts.resolve(path)?;
+                let meta = if rel.is_empty() {
+                    dir.dir_metadata()
+                } else {
+                    dir.metadata(rel)
+                }
+                .map_err(error)?;
+                Ok(FileInfo {
+                    kind: kind_of(meta.file_type()),
+                    stamp: stamp_of(&meta),
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_through_the_deepest_mount_and_refuses_the_rest() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let mut mounts = Mounts::default();
+        mounts.push("/skills/0", Dir::open_ambient_dir(a.path(), cap_std::ambient_authority()).unwrap());
+        mounts.push("/skills/0/linked", Dir::open_ambient_dir(b.path(), cap_std::ambient_authority()).unwrap());
+        assert_eq!(mounts.resolve("/skills/0/x/SKILL.md").unwrap().1, "x/SKILL.md");
+        assert_eq!(mounts.resolve("/skills/0/linked/SKILL.md").unwrap().1, "SKILL.md");
+        assert_eq!(mounts.resolve("/skills/0").unwrap().1, "");
+        for bad in ["/skills/0/../x", "/skills/1/x", "relative", "/skills/0//x", "/skills/00"] {
+            assert!(matches!(mounts.resolve(bad), Err(FsError::Denied(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn reads_stop_at_the_limit_and_escapes_are_denied() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("small"), b"12345").unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", root.path().join("escape")).unwrap();
+        let dir = Dir::open_ambient_dir(root.path(), cap_std::ambient_authority()).unwrap();
+        let mut budget = MAX_BYTES_PER_CALL;
+        let mut data = b"before".to_vec();
+        let slice = read_one(&dir, "small", 10, &mut data, &mut budget).unwrap();
+        assert_eq!((slice.offset, slice.len), (6, 5));
+        assert_eq!(data, b"before12345");
+        assert!(matches!(read_one(&dir, "small", 4, &mut data, &mut budget), Err(FsError::TooLarge(5))));
+        assert!(matches!(read_one(&dir, "escape", 10, &mut data, &mut budget), Err(FsError::Denied(_))));
+        assert!(matches!(read_one(&dir, "missing", 10, &mut data, &mut budget), Err(FsError::NotFound)));
+        assert_eq!(data, b"before12345", "failed reads leave nothing behind");
+    }
+}
