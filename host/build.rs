@@ -9,5 +9,8 @@ fn main() {
         .parent()
         .expect("the host crate lives inside the workspace");
     let built = skillhost_wasm_build::build_components(workspace, &["skillhost-provider-local"]);
-    println!("cargo:rustc-env=SKILLHOST_LOCAL_PROVIDER_WASM={}", built[0].display());
+    println!(
+        "cargo:rustc-env=SKILLHOST_LOCAL_PROVIDER_WASM={}",
+        built[0].display()
+    );
 }

@@ -14,8 +14,11 @@ fn catalog_with(files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf, Arc<Cat
     all.extend_from_slice(files);
     let dir = tree(&all);
     let root = std::fs::canonicalize(dir.path()).unwrap();
-    let catalog = runtime().registry_for_roots(&[root.clone()]).unwrap().snapshot();
-    assert!(catalog.get("good").is_some(), "the good skill still loads: {catalog:?}");
+    let catalog = runtime().registry_for_roots(&[&root]).unwrap().snapshot();
+    assert!(
+        catalog.get("good").is_some(),
+        "the good skill still loads: {catalog:?}"
+    );
     (dir, root, catalog)
 }
 
@@ -24,14 +27,25 @@ fn diagnostic_for<'c>(catalog: &'c Catalog, path: &Path) -> &'c Diagnostic {
         .diagnostics
         .iter()
         .find(|d| Path::new(&d.path) == path)
-        .unwrap_or_else(|| panic!("no diagnostic for {}: {:?}", path.display(), catalog.diagnostics))
+        .unwrap_or_else(|| {
+            panic!(
+                "no diagnostic for {}: {:?}",
+                path.display(),
+                catalog.diagnostics
+            )
+        })
 }
 
 /// Asserts that the skill at `file` was skipped with an error mentioning `reason`.
 fn skipped(files: &[(&str, &[u8])], file: &str, reason: &str) -> Diagnostic {
     let (_dir, root, catalog) = catalog_with(files);
     assert!(catalog.complete, "a broken file is not a transient failure");
-    assert_eq!(catalog.skills.len(), 1, "only the good skill: {:?}", catalog.skills);
+    assert_eq!(
+        catalog.skills.len(),
+        1,
+        "only the good skill: {:?}",
+        catalog.skills
+    );
     let d = diagnostic_for(&catalog, &root.join(file)).clone();
     assert_eq!(d.severity, Severity::Error);
     assert!(d.message.contains(reason), "{d}");
@@ -41,7 +55,10 @@ fn skipped(files: &[(&str, &[u8])], file: &str, reason: &str) -> Diagnostic {
 #[test]
 fn unclosed_frontmatter_is_skipped_and_reported_on_line_one() {
     let d = skipped(
-        &[("open/SKILL.md", b"---\nname: open\ndescription: never closed\n# body\n")],
+        &[(
+            "open/SKILL.md",
+            b"---\nname: open\ndescription: never closed\n# body\n",
+        )],
         "open/SKILL.md",
         "never closed",
     );
@@ -51,7 +68,10 @@ fn unclosed_frontmatter_is_skipped_and_reported_on_line_one() {
 #[test]
 fn invalid_yaml_is_skipped_and_reported_with_its_line() {
     let d = skipped(
-        &[("broken/SKILL.md", b"---\nname: broken\ndescription: [unterminated\nlicense: MIT\n---\nbody\n")],
+        &[(
+            "broken/SKILL.md",
+            b"---\nname: broken\ndescription: [unterminated\nlicense: MIT\n---\nbody\n",
+        )],
         "broken/SKILL.md",
         "invalid YAML",
     );
@@ -61,7 +81,10 @@ fn invalid_yaml_is_skipped_and_reported_with_its_line() {
 #[test]
 fn non_utf8_file_is_skipped_and_reported() {
     let d = skipped(
-        &[("latin1/SKILL.md", b"---\nname: latin1\ndescription: caf\xe9 au lait\n---\nbody\n")],
+        &[(
+            "latin1/SKILL.md",
+            b"---\nname: latin1\ndescription: caf\xe9 au lait\n---\nbody\n",
+        )],
         "latin1/SKILL.md",
         "not valid UTF-8",
     );
@@ -72,13 +95,20 @@ fn non_utf8_file_is_skipped_and_reported() {
 fn file_over_one_mebibyte_is_skipped_and_reported() {
     let mut big = skill_md("big", "Too large").into_bytes();
     big.extend(std::iter::repeat_n(b'x', 1024 * 1024));
-    skipped(&[("big/SKILL.md", &big)], "big/SKILL.md", "larger than the 1 MiB limit");
+    skipped(
+        &[("big/SKILL.md", &big)],
+        "big/SKILL.md",
+        "larger than the 1 MiB limit",
+    );
 }
 
 #[test]
 fn traversal_name_is_refused() {
     let d = skipped(
-        &[("evil/SKILL.md", b"---\nname: ../../x\ndescription: escapes\n---\n")],
+        &[(
+            "evil/SKILL.md",
+            b"---\nname: ../../x\ndescription: escapes\n---\n",
+        )],
         "evil/SKILL.md",
         "path separator",
     );
@@ -88,7 +118,10 @@ fn traversal_name_is_refused() {
 #[test]
 fn name_with_a_newline_is_refused() {
     let d = skipped(
-        &[("multi/SKILL.md", b"---\nname: \"first\\nsecond\"\ndescription: two lines\n---\n")],
+        &[(
+            "multi/SKILL.md",
+            b"---\nname: \"first\\nsecond\"\ndescription: two lines\n---\n",
+        )],
         "multi/SKILL.md",
         "control character",
     );
@@ -105,7 +138,11 @@ fn crlf_file_loads_with_clean_fields_and_body() {
     assert_eq!(skill.description(), Some("Written on Windows"));
     assert_eq!(skill.frontmatter.allowed_tools, ["Read", "Write"]);
     assert!(catalog.diagnostics.is_empty(), "{:?}", catalog.diagnostics);
-    let doc = runtime().registry_for_roots(&[dir.path().to_path_buf()]).unwrap().load("windows").unwrap();
+    let doc = runtime()
+        .registry_for_roots(&[dir.path().to_path_buf()])
+        .unwrap()
+        .load("windows")
+        .unwrap();
     assert_eq!(doc.body, "# Title\r\nBody\r\n");
 }
 
@@ -115,7 +152,10 @@ fn utf8_bom_file_loads() {
         "bom/SKILL.md",
         b"\xEF\xBB\xBF---\nname: bom\ndescription: Starts with a byte-order mark\n---\nbody\n",
     )]);
-    assert_eq!(catalog.get("bom").and_then(|s| s.description()), Some("Starts with a byte-order mark"));
+    assert_eq!(
+        catalog.get("bom").and_then(|s| s.description()),
+        Some("Starts with a byte-order mark")
+    );
 }
 
 #[test]
@@ -134,7 +174,8 @@ fn folded_block_scalar_description_loads_as_one_line() {
 fn literal_block_scalar_description_keeps_its_lines() {
     let (_dir, _root, catalog) = catalog_with(&[(
         "literal/SKILL.md",
-        "---\nname: literal\ndescription: |\n  Première ligne\n  second line\n---\nbody\n".as_bytes(),
+        "---\nname: literal\ndescription: |\n  Première ligne\n  second line\n---\nbody\n"
+            .as_bytes(),
     )]);
     assert_eq!(
         catalog.get("literal").and_then(|s| s.description()),
@@ -146,10 +187,16 @@ fn literal_block_scalar_description_keeps_its_lines() {
 fn readme_without_frontmatter_in_a_root_is_not_a_skill() {
     let (_dir, _root, catalog) = catalog_with(&[
         ("README.md", b"# My skills\n\nNotes about this folder.\n"),
-        ("flat.md", b"---\ndescription: A flat skill\n---\nflat body\n"),
+        (
+            "flat.md",
+            b"---\ndescription: A flat skill\n---\nflat body\n",
+        ),
     ]);
     assert!(catalog.get("README").is_none());
-    assert_eq!(catalog.get("flat").and_then(|s| s.description()), Some("A flat skill"));
+    assert_eq!(
+        catalog.get("flat").and_then(|s| s.description()),
+        Some("A flat skill")
+    );
     assert!(catalog.diagnostics.is_empty(), "{:?}", catalog.diagnostics);
 }
 
@@ -175,7 +222,7 @@ fn symlink_loop_does_not_hang_and_is_reported() {
     std::os::unix::fs::symlink(root.join("loop-a"), root.join("loop-b")).unwrap();
     std::os::unix::fs::symlink(root.join("loop-b"), root.join("loop-a")).unwrap();
     std::os::unix::fs::symlink(&root, root.join("good").join("self")).unwrap();
-    let catalog = runtime().registry_for_roots(&[root.clone()]).unwrap().snapshot();
+    let catalog = runtime().registry_for_roots(&[&root]).unwrap().snapshot();
     assert!(catalog.complete);
     assert_eq!(catalog.skills.len(), 1);
     let d = diagnostic_for(&catalog, &root.join("loop-a"));
@@ -185,18 +232,32 @@ fn symlink_loop_does_not_hang_and_is_reported() {
 #[test]
 fn two_skills_with_one_name_in_a_root_report_a_duplicate() {
     let (_dir, root, catalog) = catalog_with(&[
-        ("a/SKILL.md", skill_md("same", "First by folder order").as_bytes()),
-        ("b/SKILL.md", skill_md("same", "Second by folder order").as_bytes()),
+        (
+            "a/SKILL.md",
+            skill_md("same", "First by folder order").as_bytes(),
+        ),
+        (
+            "b/SKILL.md",
+            skill_md("same", "Second by folder order").as_bytes(),
+        ),
     ]);
-    assert_eq!(catalog.get("same").and_then(|s| s.description()), Some("First by folder order"));
+    assert_eq!(
+        catalog.get("same").and_then(|s| s.description()),
+        Some("First by folder order")
+    );
     let d = diagnostic_for(&catalog, &root.join("b/SKILL.md"));
     assert!(d.message.contains("duplicate skill name"), "{d}");
-    assert!(d.message.contains(&root.join("a/SKILL.md").display().to_string()), "{d}");
+    assert!(
+        d.message
+            .contains(&root.join("a/SKILL.md").display().to_string()),
+        "{d}"
+    );
 }
 
 #[test]
 fn missing_description_warns_and_the_skill_still_loads() {
-    let (_dir, root, catalog) = catalog_with(&[("bare/SKILL.md", b"---\nlicense: MIT\n---\nbody\n")]);
+    let (_dir, root, catalog) =
+        catalog_with(&[("bare/SKILL.md", b"---\nlicense: MIT\n---\nbody\n")]);
     assert!(catalog.get("bare").is_some(), "name defaults to the folder");
     let d = diagnostic_for(&catalog, &root.join("bare/SKILL.md"));
     assert_eq!(d.severity, Severity::Warning);
@@ -220,7 +281,7 @@ fn a_skill_md_replaced_by_a_folder_is_reported_without_hiding_others() {
     std::fs::create_dir_all(dir.path().join("odd/SKILL.md")).unwrap();
     write(dir.path(), "odd/SKILL.md/x", b"not a skill");
     let root = std::fs::canonicalize(dir.path()).unwrap();
-    let catalog = runtime().registry_for_roots(&[root.clone()]).unwrap().snapshot();
+    let catalog = runtime().registry_for_roots(&[&root]).unwrap().snapshot();
     assert!(catalog.get("good").is_some());
     let d = diagnostic_for(&catalog, &root.join("odd/SKILL.md"));
     assert!(d.message.contains("not a regular file"), "{d}");

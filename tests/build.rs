@@ -8,5 +8,8 @@ fn main() {
         .parent()
         .expect("the tests crate lives inside the workspace");
     let built = skillhost_wasm_build::build_components(workspace, &["skillhost-guest-probe"]);
-    println!("cargo:rustc-env=SKILLHOST_PROBE_GUEST_WASM={}", built[0].display());
+    println!(
+        "cargo:rustc-env=SKILLHOST_PROBE_GUEST_WASM={}",
+        built[0].display()
+    );
 }

@@ -45,7 +45,9 @@ fn a_truncated_entry_is_rebuilt() {
     let path = entry(cache.path());
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    assert!(matches!(load(cache.path()), CacheOutcome::Rebuilt(reason) if reason.contains("checksum")));
+    assert!(
+        matches!(load(cache.path()), CacheOutcome::Rebuilt(reason) if reason.contains("checksum"))
+    );
     assert_eq!(load(cache.path()), CacheOutcome::Hit);
 }
 
@@ -73,7 +75,9 @@ fn an_entry_wasmtime_refuses_is_rebuilt_even_with_a_valid_checksum() {
     forged.extend_from_slice(&Sha256::digest(&payload));
     forged.extend_from_slice(&payload);
     std::fs::write(&path, forged).unwrap();
-    assert!(matches!(load(cache.path()), CacheOutcome::Rebuilt(reason) if reason.contains("wasmtime refused")));
+    assert!(
+        matches!(load(cache.path()), CacheOutcome::Rebuilt(reason) if reason.contains("wasmtime refused"))
+    );
     assert_eq!(load(cache.path()), CacheOutcome::Hit);
 }
 

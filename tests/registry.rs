@@ -17,16 +17,28 @@ fn invalidating_one_provider_asks_only_that_provider_again() {
         .registry_for_roots(&[a.path().to_path_buf(), b.path().to_path_buf()])
         .unwrap();
     let providers = registry.providers();
-    let calls = || providers.iter().map(|p| p.stats().snapshots()).collect::<Vec<_>>();
+    let calls = || {
+        providers
+            .iter()
+            .map(|p| p.stats().snapshots())
+            .collect::<Vec<_>>()
+    };
 
     let first = registry.snapshot();
     assert_eq!(first.skills.len(), 2);
     assert_eq!(calls(), [1, 1]);
     let again = registry.snapshot();
-    assert!(std::sync::Arc::ptr_eq(&first, &again), "a complete catalog is cached");
+    assert!(
+        std::sync::Arc::ptr_eq(&first, &again),
+        "a complete catalog is cached"
+    );
     assert_eq!(calls(), [1, 1]);
 
-    write(a.path(), "three/SKILL.md", skill_md("three", "Also from A").as_bytes());
+    write(
+        a.path(),
+        "three/SKILL.md",
+        skill_md("three", "Also from A").as_bytes(),
+    );
     assert!(registry.invalidate_provider(&providers[0]));
     let catalog = registry.snapshot();
     assert_eq!(catalog.skills.len(), 3);
@@ -37,28 +49,47 @@ fn invalidating_one_provider_asks_only_that_provider_again() {
 fn a_provider_that_is_not_registered_cannot_be_invalidated_through_the_registry() {
     let a = tree(&[("one/SKILL.md", skill_md("one", "From A").as_bytes())]);
     let runtime = runtime();
-    let registry = runtime.registry_for_roots(&[a.path().to_path_buf()]).unwrap();
+    let registry = runtime
+        .registry_for_roots(&[a.path().to_path_buf()])
+        .unwrap();
     let stranger = runtime.local_provider(a.path()).unwrap();
     registry.snapshot();
-    assert!(!registry.invalidate_provider(&stranger), "identity, not id, decides");
+    assert!(
+        !registry.invalidate_provider(&stranger),
+        "identity, not id, decides"
+    );
     registry.snapshot();
     assert_eq!(registry.providers()[0].stats().snapshots(), 1);
 }
 
 #[test]
 fn a_higher_root_shadows_a_lower_one_with_a_diagnostic() {
-    let project = tree(&[("deploy/SKILL.md", skill_md("deploy", "Project deploy").as_bytes())]);
+    let project = tree(&[(
+        "deploy/SKILL.md",
+        skill_md("deploy", "Project deploy").as_bytes(),
+    )]);
     let user = tree(&[
-        ("deploy/SKILL.md", skill_md("deploy", "User deploy").as_bytes()),
-        ("other/SKILL.md", skill_md("other", "Only in user").as_bytes()),
+        (
+            "deploy/SKILL.md",
+            skill_md("deploy", "User deploy").as_bytes(),
+        ),
+        (
+            "other/SKILL.md",
+            skill_md("other", "Only in user").as_bytes(),
+        ),
     ]);
     let registry = runtime()
         .registry_for_roots(&[project.path().to_path_buf(), user.path().to_path_buf()])
         .unwrap();
     let catalog = registry.snapshot();
-    assert_eq!(catalog.get("deploy").and_then(|s| s.description()), Some("Project deploy"));
+    assert_eq!(
+        catalog.get("deploy").and_then(|s| s.description()),
+        Some("Project deploy")
+    );
     assert!(catalog.get("other").is_some());
-    let shadowed = std::fs::canonicalize(user.path()).unwrap().join("deploy/SKILL.md");
+    let shadowed = std::fs::canonicalize(user.path())
+        .unwrap()
+        .join("deploy/SKILL.md");
     let d = catalog
         .diagnostics
         .iter()
@@ -70,7 +101,10 @@ fn a_higher_root_shadows_a_lower_one_with_a_diagnostic() {
 
 #[test]
 fn a_skill_folder_linked_into_two_roots_counts_once() {
-    let shared = tree(&[("linked/SKILL.md", skill_md("linked", "Lives elsewhere").as_bytes())]);
+    let shared = tree(&[(
+        "linked/SKILL.md",
+        skill_md("linked", "Lives elsewhere").as_bytes(),
+    )]);
     let a = tree(&[]);
     let b = tree(&[]);
     std::os::unix::fs::symlink(shared.path().join("linked"), a.path().join("linked")).unwrap();
@@ -83,7 +117,11 @@ fn a_skill_folder_linked_into_two_roots_counts_once() {
     assert!(catalog.diagnostics.is_empty(), "{:?}", catalog.diagnostics);
     let skill = catalog.get("linked").unwrap();
     let target = std::fs::canonicalize(shared.path()).unwrap().join("linked");
-    assert_eq!(skill.path, target.join("SKILL.md"), "the canonical path, outside both roots");
+    assert_eq!(
+        skill.path,
+        target.join("SKILL.md"),
+        "the canonical path, outside both roots"
+    );
     let doc = registry.load("linked").unwrap();
     assert!(doc.body.contains("Body of linked"));
 }
@@ -91,18 +129,39 @@ fn a_skill_folder_linked_into_two_roots_counts_once() {
 #[test]
 fn every_load_reads_the_current_body() {
     let root = tree(&[("notes/SKILL.md", skill_md("notes", "Notes").as_bytes())]);
-    let registry = runtime().registry_for_roots(&[root.path().to_path_buf()]).unwrap();
-    assert!(registry.load("notes").unwrap().body.contains("Body of notes"));
-    write(root.path(), "notes/SKILL.md", b"---\nname: notes\ndescription: Notes\n---\nEdited body\n");
+    let registry = runtime()
+        .registry_for_roots(&[root.path().to_path_buf()])
+        .unwrap();
+    assert!(
+        registry
+            .load("notes")
+            .unwrap()
+            .body
+            .contains("Body of notes")
+    );
+    write(
+        root.path(),
+        "notes/SKILL.md",
+        b"---\nname: notes\ndescription: Notes\n---\nEdited body\n",
+    );
     assert_eq!(registry.load("notes").unwrap().body, "Edited body\n");
 }
 
 #[test]
 fn loading_a_skill_whose_file_now_has_another_name_is_rejected_and_invalidates() {
-    let root = tree(&[("old/SKILL.md", skill_md("old", "Before the rename").as_bytes())]);
-    let registry = runtime().registry_for_roots(&[root.path().to_path_buf()]).unwrap();
+    let root = tree(&[(
+        "old/SKILL.md",
+        skill_md("old", "Before the rename").as_bytes(),
+    )]);
+    let registry = runtime()
+        .registry_for_roots(&[root.path().to_path_buf()])
+        .unwrap();
     registry.snapshot();
-    write(root.path(), "old/SKILL.md", skill_md("renamed", "After the rename").as_bytes());
+    write(
+        root.path(),
+        "old/SKILL.md",
+        skill_md("renamed", "After the rename").as_bytes(),
+    );
     let provider = registry.providers()[0].clone();
     assert!(!provider.signals().is_dirty());
     match registry.load("old") {
@@ -112,10 +171,16 @@ fn loading_a_skill_whose_file_now_has_another_name_is_rejected_and_invalidates()
         }
         other => panic!("expected a name mismatch, got {other:?}"),
     }
-    assert!(provider.signals().is_dirty(), "the stale provider is invalidated");
+    assert!(
+        provider.signals().is_dirty(),
+        "the stale provider is invalidated"
+    );
     let catalog = registry.snapshot();
     assert!(catalog.get("old").is_none());
-    assert_eq!(catalog.get("renamed").and_then(|s| s.description()), Some("After the rename"));
+    assert_eq!(
+        catalog.get("renamed").and_then(|s| s.description()),
+        Some("After the rename")
+    );
 }
 
 #[test]
@@ -124,9 +189,14 @@ fn an_unknown_name_lists_what_exists() {
         ("alpha/SKILL.md", skill_md("alpha", "A").as_bytes()),
         ("beta/SKILL.md", skill_md("beta", "B").as_bytes()),
     ]);
-    let registry = runtime().registry_for_roots(&[root.path().to_path_buf()]).unwrap();
+    let registry = runtime()
+        .registry_for_roots(&[root.path().to_path_buf()])
+        .unwrap();
     let err = registry.load("gamma").unwrap_err();
-    assert_eq!(err.to_string(), "no skill named \"gamma\"; available: alpha, beta");
+    assert_eq!(
+        err.to_string(),
+        "no skill named \"gamma\"; available: alpha, beta"
+    );
 }
 
 #[test]
@@ -135,7 +205,9 @@ fn an_alias_loads_its_skill() {
         "commit/SKILL.md",
         b"---\nname: commit\ndescription: Commit\naliases: [ci, git-commit]\n---\nbody\n",
     )]);
-    let registry = runtime().registry_for_roots(&[root.path().to_path_buf()]).unwrap();
+    let registry = runtime()
+        .registry_for_roots(&[root.path().to_path_buf()])
+        .unwrap();
     assert_eq!(registry.load("git-commit").unwrap().skill.name(), "commit");
 }
 
@@ -161,11 +233,23 @@ fn an_incomplete_observation_keeps_the_last_complete_view_and_is_not_cached() {
     registry.invalidate_provider(&probe);
     let failing = registry.snapshot();
     assert!(!failing.complete);
-    assert_eq!(failing.skills, healthy.skills, "the last complete view is kept");
-    assert!(failing.diagnostics.iter().any(|d| d.message.contains("fails as asked")));
+    assert_eq!(
+        failing.skills, healthy.skills,
+        "the last complete view is kept"
+    );
+    assert!(
+        failing
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("fails as asked"))
+    );
     let asked = probe.stats().snapshots();
     registry.snapshot();
-    assert_eq!(probe.stats().snapshots(), asked + 1, "an incomplete catalog is not cached");
+    assert_eq!(
+        probe.stats().snapshots(),
+        asked + 1,
+        "an incomplete catalog is not cached"
+    );
 
     std::fs::remove_file(root.path().join("fail")).unwrap();
     let recovered = registry.snapshot();
@@ -176,11 +260,16 @@ fn an_incomplete_observation_keeps_the_last_complete_view_and_is_not_cached() {
 #[test]
 fn disposing_the_registry_stops_every_provider() {
     let root = tree(&[("one/SKILL.md", skill_md("one", "A").as_bytes())]);
-    let registry = runtime().registry_for_roots(&[root.path().to_path_buf()]).unwrap();
+    let registry = runtime()
+        .registry_for_roots(&[root.path().to_path_buf()])
+        .unwrap();
     let provider = registry.providers()[0].clone();
     registry.snapshot();
     registry.dispose();
     assert!(registry.snapshot().skills.is_empty());
     provider.invalidate();
-    assert!(!provider.signals().is_dirty(), "a disposed provider ignores late signals");
+    assert!(
+        !provider.signals().is_dirty(),
+        "a disposed provider ignores late signals"
+    );
 }

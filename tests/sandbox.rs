@@ -20,7 +20,10 @@ fn outcome<'a>(diagnostics: &'a [Diagnostic], attempt: &str) -> &'a str {
 #[test]
 fn a_provider_can_read_its_root_but_not_write_in_it_nor_read_outside_it() {
     let outside = tree(&[("secret.txt", b"not for providers")]);
-    let dir = tree(&[("root/inside.txt", b"granted"), ("outside.txt", b"beside the root")]);
+    let dir = tree(&[
+        ("root/inside.txt", b"granted"),
+        ("outside.txt", b"beside the root"),
+    ]);
     let root = dir.path().join("root");
     let runtime = runtime();
     let probe = runtime.load_component(PROBE_GUEST).unwrap();
@@ -45,7 +48,11 @@ fn a_provider_can_read_its_root_but_not_write_in_it_nor_read_outside_it() {
         "list-filesystem-root",
         "environment",
     ] {
-        assert!(outcome(d, attempt).starts_with("denied"), "{attempt}: {}", outcome(d, attempt));
+        assert!(
+            outcome(d, attempt).starts_with("denied"),
+            "{attempt}: {}",
+            outcome(d, attempt)
+        );
     }
     assert!(!root.join("written-by-probe.txt").exists());
     assert!(!root.join("probe-dir").exists());
@@ -89,14 +96,20 @@ fn a_looping_export_is_stopped_by_its_deadline_while_another_provider_keeps_answ
     assert!(catalog.complete);
 
     let (view, stopped) = stuck.join().expect("the host thread survives the guest");
-    assert!(answered < stopped, "the healthy provider answered while the other looped");
+    assert!(
+        answered < stopped,
+        "the healthy provider answered while the other looped"
+    );
     let elapsed = stopped - started;
     assert!(elapsed >= deadline, "stopped early: {elapsed:?}");
     assert!(elapsed < deadline * 10, "not stopped: {elapsed:?}");
     assert!(!view.complete);
     let d = &view.diagnostics[0];
     assert_eq!(d.field.as_deref(), Some("deadline"));
-    assert!(d.message.contains("looping") && d.message.contains("deadline"), "{d}");
+    assert!(
+        d.message.contains("looping") && d.message.contains("deadline"),
+        "{d}"
+    );
 }
 
 #[test]
@@ -125,7 +138,11 @@ fn after_a_deadline_fault_the_provider_is_restarted_and_answers() {
     let (view, _) = provider.view();
     assert!(view.complete);
     assert_eq!(view.skills.len(), 1);
-    assert_eq!(provider.stats().instantiations(), 2, "the dead instance was replaced");
+    assert_eq!(
+        provider.stats().instantiations(),
+        2,
+        "the dead instance was replaced"
+    );
 }
 
 #[test]
@@ -146,7 +163,10 @@ fn a_trap_in_init_is_reported_with_the_guests_message() {
     let d = &view.diagnostics[0];
     assert_eq!(d.field.as_deref(), Some("trap"));
     assert!(d.message.contains("traps-in-init"), "{d}");
-    assert!(d.message.contains("probe asked to trap in init"), "stderr is kept: {d}");
+    assert!(
+        d.message.contains("probe asked to trap in init"),
+        "stderr is kept: {d}"
+    );
 }
 
 #[test]
@@ -154,14 +174,24 @@ fn a_missing_root_is_granted_by_path_and_mounted_once_it_exists() {
     let parent = tree(&[]);
     let root: PathBuf = parent.path().join("later");
     let runtime = runtime();
-    let registry = runtime.registry_for_roots(&[root.clone()]).unwrap();
+    let registry = runtime.registry_for_roots(&[&root]).unwrap();
     let catalog = registry.snapshot();
-    assert!(catalog.complete, "a missing root is an empty, complete view");
+    assert!(
+        catalog.complete,
+        "a missing root is an empty, complete view"
+    );
     assert!(catalog.skills.is_empty());
 
-    skillhost_tests::write(&root, "new/SKILL.md", skillhost_tests::skill_md("new", "Appeared later").as_bytes());
+    skillhost_tests::write(
+        &root,
+        "new/SKILL.md",
+        skillhost_tests::skill_md("new", "Appeared later").as_bytes(),
+    );
     let provider = registry.providers()[0].clone();
     registry.invalidate_provider(&provider);
     let catalog = registry.snapshot();
-    assert_eq!(catalog.get("new").and_then(|s| s.description()), Some("Appeared later"));
+    assert_eq!(
+        catalog.get("new").and_then(|s| s.description()),
+        Some("Appeared later")
+    );
 }

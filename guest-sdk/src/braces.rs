@@ -91,10 +91,7 @@ mod tests {
 
     #[test]
     fn expands_groups_left_to_right_as_a_product() {
-        assert_eq!(
-            expand_braces("{a,b}/{c,d}"),
-            ["a/c", "a/d", "b/c", "b/d"]
-        );
+        assert_eq!(expand_braces("{a,b}/{c,d}"), ["a/c", "a/d", "b/c", "b/d"]);
     }
 
     #[test]

@@ -60,7 +60,11 @@ fn is_blank_or_comment(line: &str) -> bool {
 fn split_key(line: &str) -> Option<(&str, &str)> {
     let colon = line.find(':')?;
     let key = &line[..colon];
-    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+    if key.is_empty()
+        || !key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
         return None;
     }
     let rest = &line[colon + 1..];
@@ -129,8 +133,24 @@ fn plain(text: &str) -> Option<Node<'_>> {
     let first = bytes[0];
     let special_start = matches!(
         first,
-        b'-' | b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\'' | b'"'
-            | b'%' | b'@' | b'`'
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'\''
+            | b'"'
+            | b'%'
+            | b'@'
+            | b'`'
     );
     let numeric_looking = first.is_ascii_digit() || first == b'+' || first == b'.';
     if special_start || numeric_looking || bytes[bytes.len() - 1] == b':' {
@@ -273,7 +293,11 @@ fn block_sequence<'a>(lines: &[&'a str], start: usize, indent: usize) -> Option<
             return None;
         }
         let body = &line[indent..];
-        let item = if body == "-" { "" } else { body.strip_prefix("- ")? };
+        let item = if body == "-" {
+            ""
+        } else {
+            body.strip_prefix("- ")?
+        };
         let item = strip_comment(item.trim_matches([' ', '\t']));
         if item.starts_with(['[', '{', '|', '>', '-']) || block_header(item).is_some() {
             return None;
@@ -307,7 +331,9 @@ fn nested_mapping<'a>(lines: &[&'a str], start: usize, indent: usize) -> Option<
         i += 1;
         let value = if rest.is_empty() {
             // Deeper nesting, or a null: only the null is in the subset.
-            if lines.get(i).is_some_and(|next| !is_blank_or_comment(next) && indent_of(next).is_none_or(|n| n > indent)) {
+            if lines.get(i).is_some_and(|next| {
+                !is_blank_or_comment(next) && indent_of(next).is_none_or(|n| n > indent)
+            }) {
                 return None;
             }
             Node::Null
@@ -318,7 +344,10 @@ fn nested_mapping<'a>(lines: &[&'a str], start: usize, indent: usize) -> Option<
         } else {
             inline_value(rest)?
         };
-        if map.iter().any(|(k, _)| matches!(k, Node::Text(k) if k == key)) {
+        if map
+            .iter()
+            .any(|(k, _)| matches!(k, Node::Text(k) if k == key))
+        {
             return None;
         }
         map.push((Node::Text(Cow::Borrowed(key)), value));
@@ -355,7 +384,12 @@ fn block_header(rest: &str) -> Option<BlockHeader> {
 }
 
 /// A `|` or `>` block whose lines are indented more than `parent`.
-fn block_scalar<'a>(lines: &[&'a str], start: usize, parent: usize, header: BlockHeader) -> Option<(Node<'a>, usize)> {
+fn block_scalar<'a>(
+    lines: &[&'a str],
+    start: usize,
+    parent: usize,
+    header: BlockHeader,
+) -> Option<(Node<'a>, usize)> {
     let mut i = start;
     let mut content: Vec<&str> = Vec::new();
     let mut indent: Option<usize> = None;
@@ -516,7 +550,14 @@ mod tests {
 
     #[test]
     fn generated_documents_agree_with_serde_yaml() {
-        let keys = ["name", "description", "when_to_use", "allowed-tools", "metadata", "x-extra"];
+        let keys = [
+            "name",
+            "description",
+            "when_to_use",
+            "allowed-tools",
+            "metadata",
+            "x-extra",
+        ];
         let values = [
             "plain text",
             "\"double \\\"quoted\\\" \\n\"",
@@ -562,6 +603,9 @@ mod tests {
                 fast += 1;
             }
         }
-        assert!(fast > 500, "the fast path should cover most generated documents ({fast})");
+        assert!(
+            fast > 500,
+            "the fast path should cover most generated documents ({fast})"
+        );
     }
 }

@@ -161,14 +161,16 @@ pub fn parse_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Documen
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     // The SIMD validator is several times faster (also inside the sandbox);
     // std's finds the position to report when it fails.
-    let text = simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes)).map_err(|e| {
-        let line = line_of_offset(bytes, e.valid_up_to());
-        Finding::new(
-            Some(line),
-            None,
-            format!("not valid UTF-8 (byte {})", e.valid_up_to()),
-        )
-    })?;
+    let text = simdutf8::basic::from_utf8(bytes)
+        .or_else(|_| std::str::from_utf8(bytes))
+        .map_err(|e| {
+            let line = line_of_offset(bytes, e.valid_up_to());
+            Finding::new(
+                Some(line),
+                None,
+                format!("not valid UTF-8 (byte {})", e.valid_up_to()),
+            )
+        })?;
     let Some((raw, body)) = split_frontmatter(text)? else {
         let mut frontmatter = Frontmatter::defaults(default_name);
         check_name(&frontmatter.name)
@@ -222,7 +224,9 @@ fn split_frontmatter(text: &str) -> Result<Option<(&str, &str)>, Finding> {
     }
     let mut offset = first_end;
     while offset < text.len() {
-        let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i + 1);
+        let line_end = text[offset..]
+            .find('\n')
+            .map_or(text.len(), |i| offset + i + 1);
         if text[offset..line_end].trim_end() == "---" {
             return Ok(Some((&text[first_end..offset], &text[line_end..])));
         }
@@ -389,7 +393,7 @@ impl<'f, 'a> Reader<'f, 'a, '_> {
     }
 
     /// A list given as a YAML sequence or as one string split by `split`.
-    fn list(&mut self, key: &str, split: fn(&str, &mut dyn FnMut(&str))) -> Vec<String> {
+    fn list(&mut self, key: &str, split: Splitter) -> Vec<String> {
         let Some(value) = self.get(key) else {
             return Vec::new();
         };
@@ -442,7 +446,10 @@ impl<'f, 'a> Reader<'f, 'a, '_> {
                 let key = k.scalar_text()?.into_owned();
                 let text = match v.scalar_text() {
                     Some(s) => s.into_owned(),
-                    None => serde_yaml::to_string(&v.to_value()).ok()?.trim_end().to_string(),
+                    None => serde_yaml::to_string(&v.to_value())
+                        .ok()?
+                        .trim_end()
+                        .to_string(),
                 };
                 Some((key, text))
             })
@@ -450,9 +457,18 @@ impl<'f, 'a> Reader<'f, 'a, '_> {
     }
 }
 
+/// Splits a one-string list, handing each piece to the callback.
+type Splitter = fn(&str, &mut dyn FnMut(&str));
+
 /// Hands `out` each piece of `s` between characters for which `separator`
 /// holds, except inside `open`/`close` pairs.
-fn split_outside(s: &str, open: char, close: char, separator: fn(char) -> bool, out: &mut dyn FnMut(&str)) {
+fn split_outside(
+    s: &str,
+    open: char,
+    close: char,
+    separator: fn(char) -> bool,
+    out: &mut dyn FnMut(&str),
+) {
     let mut depth = 0usize;
     let mut start = 0;
     for (i, c) in s.char_indices() {
@@ -620,14 +636,22 @@ mod tests {
 
     #[test]
     fn allowed_tools_string_splits_on_commas_and_whitespace() {
-        let doc = parse("---\ndescription: d\nallowed-tools: Read, Grep Bash(git diff:*)\n---\n").unwrap();
-        assert_eq!(doc.frontmatter.allowed_tools, ["Read", "Grep", "Bash(git diff:*)"]);
+        let doc = parse("---\ndescription: d\nallowed-tools: Read, Grep Bash(git diff:*)\n---\n")
+            .unwrap();
+        assert_eq!(
+            doc.frontmatter.allowed_tools,
+            ["Read", "Grep", "Bash(git diff:*)"]
+        );
     }
 
     #[test]
     fn paths_list_and_unquoted_globs_are_accepted() {
-        let doc = parse("---\ndescription: d\npaths:\n  - *.md\n  - {src,lib}/**/*.rs\n---\n").unwrap();
-        assert_eq!(doc.frontmatter.paths, ["*.md", "src/**/*.rs", "lib/**/*.rs"]);
+        let doc =
+            parse("---\ndescription: d\npaths:\n  - *.md\n  - {src,lib}/**/*.rs\n---\n").unwrap();
+        assert_eq!(
+            doc.frontmatter.paths,
+            ["*.md", "src/**/*.rs", "lib/**/*.rs"]
+        );
         let doc = parse("---\ndescription: d\npaths: *.{md,txt}, docs/**\n---\n").unwrap();
         assert_eq!(doc.frontmatter.paths, ["*.md", "*.txt", "docs/**"]);
     }
@@ -639,7 +663,11 @@ mod tests {
             doc.frontmatter.description.as_deref(),
             Some("Use when: the user asks")
         );
-        assert!(doc.frontmatter.raw.contains("description: Use when: the user asks"));
+        assert!(
+            doc.frontmatter
+                .raw
+                .contains("description: Use when: the user asks")
+        );
     }
 
     #[test]
@@ -715,12 +743,17 @@ mod tests {
 
     #[test]
     fn wrongly_typed_values_warn_and_default() {
-        let doc = parse("---\ndescription: d\nuser-invocable: maybe\ncontext: later\nmodel: [a]\n---\n")
-            .unwrap();
+        let doc =
+            parse("---\ndescription: d\nuser-invocable: maybe\ncontext: later\nmodel: [a]\n---\n")
+                .unwrap();
         assert!(doc.frontmatter.user_invocable);
         assert_eq!(doc.frontmatter.context, Context::Inline);
         assert_eq!(doc.frontmatter.model, None);
-        let fields: Vec<_> = doc.warnings.iter().filter_map(|w| w.field.clone()).collect();
+        let fields: Vec<_> = doc
+            .warnings
+            .iter()
+            .filter_map(|w| w.field.clone())
+            .collect();
         assert_eq!(fields, ["context", "model", "user-invocable"]);
     }
 

@@ -28,11 +28,15 @@ pub mod files {
     };
 
     /// One file of a [`ReadResult`]: its bytes, or why it could not be read.
-    pub fn file<'r>(result: &'r ReadResult, index: usize) -> Result<(&'r [u8], Stamp), FsError> {
+    pub fn file(result: &ReadResult, index: usize) -> Result<(&[u8], Stamp), FsError> {
         let slice = match result.files.get(index) {
             Some(Ok(slice)) => slice,
             Some(Err(e)) => return Err(e.clone()),
-            None => return Err(FsError::Transient("the host returned fewer answers than paths".to_string())),
+            None => {
+                return Err(FsError::Transient(
+                    "the host returned fewer answers than paths".to_string(),
+                ));
+            }
         };
         let start = usize::try_from(slice.offset).unwrap_or(usize::MAX);
         let end = start.saturating_add(usize::try_from(slice.len).unwrap_or(usize::MAX));
@@ -40,7 +44,9 @@ pub mod files {
             .data
             .get(start..end)
             .map(|bytes| (bytes, slice.stamp))
-            .ok_or_else(|| FsError::Transient("the host returned a slice outside its data".to_string()))
+            .ok_or_else(|| {
+                FsError::Transient("the host returned a slice outside its data".to_string())
+            })
     }
 }
 
@@ -99,7 +105,11 @@ pub trait Provider: Sized + 'static {
 }
 
 /// A complete (non-incremental) observation.
-pub fn full_observation(skills: Vec<SkillEntry>, diagnostics: Vec<Diagnostic>, complete: bool) -> Observation {
+pub fn full_observation(
+    skills: Vec<SkillEntry>,
+    diagnostics: Vec<Diagnostic>,
+    complete: bool,
+) -> Observation {
     Observation {
         epoch: 0,
         base: None,
@@ -152,8 +162,8 @@ pub fn to_wit_diagnostic(path: &str, severity: Severity, finding: Finding) -> Di
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bindings::exports::skillhost::provider::provider::Guest;
-    use crate::{Observation, ProviderError, Severity, full_observation, to_wit_diagnostic};
     use crate::frontmatter::Finding;
+    use crate::{Observation, ProviderError, Severity, full_observation, to_wit_diagnostic};
 
     /// What a call before `init` gets.
     pub fn not_initialised() -> ProviderError {

@@ -33,9 +33,9 @@
 
 pub mod braces;
 mod fast_yaml;
-mod node;
 pub mod frontmatter;
 pub mod names;
+mod node;
 
 #[cfg(feature = "guest")]
 mod guest;

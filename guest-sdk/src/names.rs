@@ -99,14 +99,8 @@ mod tests {
 
     #[test]
     fn refuses_control_characters() {
-        assert_eq!(
-            check_name("a\nb"),
-            Err(UnsafeName::ControlCharacter('\n'))
-        );
-        assert_eq!(
-            check_name("a\0b"),
-            Err(UnsafeName::ControlCharacter('\0'))
-        );
+        assert_eq!(check_name("a\nb"), Err(UnsafeName::ControlCharacter('\n')));
+        assert_eq!(check_name("a\0b"), Err(UnsafeName::ControlCharacter('\0')));
     }
 
     #[test]
@@ -114,7 +108,10 @@ mod tests {
         assert_eq!(check_name(&"a".repeat(65)), Err(UnsafeName::TooLong(65)));
         assert_eq!(check_name(&"é".repeat(64)), Ok(()));
         assert_eq!(check_name(" "), Err(UnsafeName::Empty));
-        assert_eq!(check_name("corp:deploy"), Err(UnsafeName::NamespaceSeparator));
+        assert_eq!(
+            check_name("corp:deploy"),
+            Err(UnsafeName::NamespaceSeparator)
+        );
         assert_eq!(check_name(" x"), Err(UnsafeName::SurroundingWhitespace));
     }
 }

@@ -33,7 +33,12 @@ impl Node<'_> {
             Node::Text(s) => Value::String(s.to_string()),
             Node::Number(n) => serde_yaml::from_str(n).unwrap_or_else(|_| Value::String(n.clone())),
             Node::Seq(items) => Value::Sequence(items.iter().map(Node::to_value).collect()),
-            Node::Map(pairs) => Value::Mapping(pairs.iter().map(|(k, v)| (k.to_value(), v.to_value())).collect()),
+            Node::Map(pairs) => Value::Mapping(
+                pairs
+                    .iter()
+                    .map(|(k, v)| (k.to_value(), v.to_value()))
+                    .collect(),
+            ),
         }
     }
 
@@ -68,7 +73,11 @@ pub fn from_value(value: Value) -> Node<'static> {
         Value::Number(n) => Node::Number(n.to_string()),
         Value::String(s) => Node::Text(Cow::Owned(s)),
         Value::Sequence(items) => Node::Seq(items.into_iter().map(from_value).collect()),
-        Value::Mapping(map) => Node::Map(map.into_iter().map(|(k, v)| (from_value(k), from_value(v))).collect()),
+        Value::Mapping(map) => Node::Map(
+            map.into_iter()
+                .map(|(k, v)| (from_value(k), from_value(v)))
+                .collect(),
+        ),
         Value::Tagged(tagged) => from_value(tagged.value),
     }
 }

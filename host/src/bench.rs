@@ -181,7 +181,9 @@ pub fn native_scan(root: &Path) -> Vec<Frontmatter> {
         if name.starts_with('.') {
             continue;
         }
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         let (doc, default_name, flat) = if kind.is_dir() {
             (entry.path().join("SKILL.md"), name.clone(), false)
         } else if let Some(stem) = name.strip_suffix(".md") {
@@ -189,11 +191,15 @@ pub fn native_scan(root: &Path) -> Vec<Frontmatter> {
         } else {
             continue;
         };
-        let Ok(meta) = std::fs::metadata(&doc) else { continue };
+        let Ok(meta) = std::fs::metadata(&doc) else {
+            continue;
+        };
         if meta.len() > MAX_DOCUMENT_BYTES {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&doc) else { continue };
+        let Ok(bytes) = std::fs::read(&doc) else {
+            continue;
+        };
         if flat && !starts_with_frontmatter(&bytes) {
             continue;
         }
@@ -228,8 +234,16 @@ pub fn run(runtime: &Runtime, options: BenchOptions) -> Result<BenchReport, Erro
     let warm_registry = Registry::new();
     let warm_provider = runtime.local_provider(&root)?;
     warm_registry.add(warm_provider.clone());
-    check(warm_registry.snapshot().skills.len(), options.skills, "warm-up snapshot")?;
-    check(native_scan(&root).len(), options.skills, "warm-up native scan")?;
+    check(
+        warm_registry.snapshot().skills.len(),
+        options.skills,
+        "warm-up snapshot",
+    )?;
+    check(
+        native_scan(&root).len(),
+        options.skills,
+        "warm-up native scan",
+    )?;
 
     let mut report = BenchReport {
         skills: options.skills,
@@ -299,7 +313,9 @@ fn expect_description(catalog: &Catalog, name: &str, variant: &str) -> Result<()
     if seen {
         return Ok(());
     }
-    Err(Error::Bench(format!("the snapshot missed the changed description of {name}")))
+    Err(Error::Bench(format!(
+        "the snapshot missed the changed description of {name}"
+    )))
 }
 
 fn check(found: usize, expected: usize, what: &str) -> Result<(), Error> {

@@ -54,7 +54,12 @@ pub struct ProviderObservation {
 }
 
 /// Translates and validates a provider's diagnostics (capped).
-pub fn diagnostics(list: Vec<wit::Diagnostic>, grants: &Grants, source: &str, caps: &Caps) -> Vec<Diagnostic> {
+pub fn diagnostics(
+    list: Vec<wit::Diagnostic>,
+    grants: &Grants,
+    source: &str,
+    caps: &Caps,
+) -> Vec<Diagnostic> {
     let total = list.len();
     let mut out: Vec<Diagnostic> = list
         .into_iter()
@@ -63,8 +68,11 @@ pub fn diagnostics(list: Vec<wit::Diagnostic>, grants: &Grants, source: &str, ca
         .collect();
     if total > caps.max_diagnostics {
         out.push(
-            Diagnostic::warning(source, format!("{} more diagnostics dropped", total - caps.max_diagnostics))
-                .from_source(source),
+            Diagnostic::warning(
+                source,
+                format!("{} more diagnostics dropped", total - caps.max_diagnostics),
+            )
+            .from_source(source),
         );
     }
     out
@@ -80,10 +88,9 @@ pub fn rejected(entry_path: &str, grants: &Grants, source: &str, reason: &str) -
 
 /// Translates a provider's diagnostic (paths mapped to the host, text clipped).
 pub fn diagnostic(d: wit::Diagnostic, grants: &Grants, source: &str) -> Diagnostic {
-    let path = grants.to_host(&d.path).map_or_else(
-        || clean(clip(&d.path, 1024)),
-        |p| p.display().to_string(),
-    );
+    let path = grants
+        .to_host(&d.path)
+        .map_or_else(|| clean(clip(&d.path, 1024)), |p| p.display().to_string());
     Diagnostic {
         severity: match d.severity {
             wit::Severity::Error => Severity::Error,
@@ -105,13 +112,24 @@ fn clean(text: &str) -> String {
 }
 
 /// Validates one skill entry.
-pub fn skill(entry: wit::SkillEntry, grants: &Grants, source: &str, caps: &Caps) -> Result<Skill, String> {
-    let path = grants
-        .to_host(&entry.path)
-        .ok_or_else(|| format!("path {:?} is outside the provider's grants", clip(&entry.path, 256)))?;
-    let base = grants
-        .to_host(&entry.base)
-        .ok_or_else(|| format!("base {:?} is outside the provider's grants", clip(&entry.base, 256)))?;
+pub fn skill(
+    entry: wit::SkillEntry,
+    grants: &Grants,
+    source: &str,
+    caps: &Caps,
+) -> Result<Skill, String> {
+    let path = grants.to_host(&entry.path).ok_or_else(|| {
+        format!(
+            "path {:?} is outside the provider's grants",
+            clip(&entry.path, 256)
+        )
+    })?;
+    let base = grants.to_host(&entry.base).ok_or_else(|| {
+        format!(
+            "base {:?} is outside the provider's grants",
+            clip(&entry.base, 256)
+        )
+    })?;
     Ok(Skill {
         source: source.to_string(),
         path,
@@ -121,9 +139,18 @@ pub fn skill(entry: wit::SkillEntry, grants: &Grants, source: &str, caps: &Caps)
 }
 
 /// Validates a loaded document.
-pub fn document(doc: wit::SkillDocument, grants: &Grants, source: &str, caps: &Caps) -> Result<SkillDocument, String> {
+pub fn document(
+    doc: wit::SkillDocument,
+    grants: &Grants,
+    source: &str,
+    caps: &Caps,
+) -> Result<SkillDocument, String> {
     if doc.body.len() > caps.max_body {
-        return Err(format!("body is {} bytes, over the {} byte cap", doc.body.len(), caps.max_body));
+        return Err(format!(
+            "body is {} bytes, over the {} byte cap",
+            doc.body.len(),
+            caps.max_body
+        ));
     }
     Ok(SkillDocument {
         skill: skill(doc.entry, grants, source, caps)?,
@@ -137,15 +164,22 @@ pub fn resources(list: Vec<wit::Resource>, caps: &Caps) -> Result<Vec<SkillResou
         .map(|r| {
             let relative_ok = !r.path.is_empty()
                 && !r.path.starts_with('/')
-                && r.path.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
+                && r.path
+                    .split('/')
+                    .all(|s| !s.is_empty() && s != "." && s != "..")
                 && !r.path.chars().any(char::is_control)
                 && r.path.len() <= caps.max_text;
             if !relative_ok {
-                return Err(format!("resource path {:?} is not a relative path", clip(&r.path, 256)));
+                return Err(format!(
+                    "resource path {:?} is not a relative path",
+                    clip(&r.path, 256)
+                ));
             }
             let digest_ok = r.digest.len() == 71
                 && r.digest.starts_with("sha256:")
-                && r.digest[7..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+                && r.digest[7..]
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
             if !digest_ok {
                 return Err(format!("resource {:?} has a malformed digest", r.path));
             }
@@ -161,22 +195,35 @@ pub fn resources(list: Vec<wit::Resource>, caps: &Caps) -> Result<Vec<SkillResou
 fn frontmatter(f: wit::Frontmatter, caps: &Caps) -> Result<Frontmatter, String> {
     check_name(&f.name).map_err(|e| format!("{e} ({:?})", clip(&f.name, 80)))?;
     if f.raw.len() > caps.max_frontmatter {
-        return Err(format!("frontmatter is {} bytes, over the {} byte cap", f.raw.len(), caps.max_frontmatter));
+        return Err(format!(
+            "frontmatter is {} bytes, over the {} byte cap",
+            f.raw.len(),
+            caps.max_frontmatter
+        ));
     }
     let text = |field: &str, value: Option<String>| -> Result<Option<String>, String> {
         match value {
-            Some(v) if v.len() > caps.max_text => {
-                Err(format!("{field} is {} bytes, over the {} byte cap", v.len(), caps.max_text))
-            }
+            Some(v) if v.len() > caps.max_text => Err(format!(
+                "{field} is {} bytes, over the {} byte cap",
+                v.len(),
+                caps.max_text
+            )),
             other => Ok(other),
         }
     };
     let list = |field: &str, items: Vec<String>| -> Result<Vec<String>, String> {
         if items.len() > caps.max_list {
-            return Err(format!("{field} has {} items, over the cap of {}", items.len(), caps.max_list));
+            return Err(format!(
+                "{field} has {} items, over the cap of {}",
+                items.len(),
+                caps.max_list
+            ));
         }
         if let Some(long) = items.iter().find(|i| i.len() > caps.max_text) {
-            return Err(format!("an item of {field} is {} bytes, over the cap", long.len()));
+            return Err(format!(
+                "an item of {field} is {} bytes, over the cap",
+                long.len()
+            ));
         }
         Ok(items)
     };
@@ -185,10 +232,13 @@ fn frontmatter(f: wit::Frontmatter, caps: &Caps) -> Result<Frontmatter, String> 
         return Err(format!("alias {:?} is not a safe name", clip(bad, 80)));
     }
     if f.metadata.len() > caps.max_list {
-        return Err(format!("metadata has {} entries, over the cap of {}", f.metadata.len(), caps.max_list));
+        return Err(format!(
+            "metadata has {} entries, over the cap of {}",
+            f.metadata.len(),
+            caps.max_list
+        ));
     }
-    if f
-        .metadata
+    if f.metadata
         .iter()
         .any(|(k, v)| k.len() > caps.max_text || v.len() > caps.max_text)
     {

@@ -82,26 +82,54 @@ impl Grants {
         if !is_normalised(guest) {
             return None;
         }
-        let mounts = self.mounts.iter().map(|m| (m.guest.as_str(), m.host.as_path()));
-        let roots = self.roots.iter().map(|r| (r.guest.as_str(), r.host.as_path()));
+        let mounts = self
+            .mounts
+            .iter()
+            .map(|m| (m.guest.as_str(), m.host.as_path()));
+        let roots = self
+            .roots
+            .iter()
+            .map(|r| (r.guest.as_str(), r.host.as_path()));
         mounts
             .chain(roots)
             .filter_map(|(prefix, host)| Some((prefix.len(), host, strip(guest, prefix)?)))
             .max_by_key(|(len, _, _)| *len)
-            .map(|(_, host, rest)| if rest.is_empty() { host.to_path_buf() } else { host.join(rest) })
+            .map(|(_, host, rest)| {
+                if rest.is_empty() {
+                    host.to_path_buf()
+                } else {
+                    host.join(rest)
+                }
+            })
     }
 
     /// The guest path of a host path inside a grant.
     pub fn to_guest(&self, host: &Path) -> Option<String> {
-        let mounts = self.mounts.iter().map(|m| (m.guest.as_str(), m.host.as_path()));
-        let roots = self.roots.iter().map(|r| (r.guest.as_str(), r.host.as_path()));
+        let mounts = self
+            .mounts
+            .iter()
+            .map(|m| (m.guest.as_str(), m.host.as_path()));
+        let roots = self
+            .roots
+            .iter()
+            .map(|r| (r.guest.as_str(), r.host.as_path()));
         mounts
             .chain(roots)
-            .filter_map(|(guest, prefix)| Some((prefix.as_os_str().len(), guest, host.strip_prefix(prefix).ok()?)))
+            .filter_map(|(guest, prefix)| {
+                Some((
+                    prefix.as_os_str().len(),
+                    guest,
+                    host.strip_prefix(prefix).ok()?,
+                ))
+            })
             .max_by_key(|(len, _, _)| *len)
             .and_then(|(_, guest, rest)| {
                 let rest = rest.to_str()?;
-                Some(if rest.is_empty() { guest.to_string() } else { format!("{guest}/{rest}") })
+                Some(if rest.is_empty() {
+                    guest.to_string()
+                } else {
+                    format!("{guest}/{rest}")
+                })
             })
     }
 
@@ -221,13 +249,23 @@ mod tests {
             Some("/opt/shared/linked/SKILL.md".into())
         );
         assert_eq!(g.to_host("/skills/1/x"), Some("/home/u/missing/x".into()));
-        assert_eq!(g.to_host("/skills/0"), Some("/home/u/proj/.agents/skills".into()));
+        assert_eq!(
+            g.to_host("/skills/0"),
+            Some("/home/u/proj/.agents/skills".into())
+        );
     }
 
     #[test]
     fn refuses_paths_outside_or_not_normalised() {
         let g = grants();
-        for bad in ["/etc/passwd", "/skills/0/../../etc", "/skills/2/x", "skills/0/x", "/skills/0//x", "/skills/01/x"] {
+        for bad in [
+            "/etc/passwd",
+            "/skills/0/../../etc",
+            "/skills/2/x",
+            "skills/0/x",
+            "/skills/0//x",
+            "/skills/01/x",
+        ] {
             assert_eq!(g.to_host(bad), None, "{bad}");
             assert!(!g.may_watch(bad), "{bad}");
         }
@@ -247,6 +285,9 @@ mod tests {
 
     #[test]
     fn absolute_resolves_dots_lexically() {
-        assert_eq!(absolute(Path::new("/a/b/../c/./d")), PathBuf::from("/a/c/d"));
+        assert_eq!(
+            absolute(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
     }
 }

@@ -71,7 +71,11 @@ impl CompileCache {
 
     /// Loads the component for `bytes`, from the cache when a sound entry
     /// exists, compiling (and storing) it otherwise.
-    pub fn load(&self, engine: &Engine, bytes: &[u8]) -> wasmtime::Result<(Component, CacheOutcome)> {
+    pub fn load(
+        &self,
+        engine: &Engine,
+        bytes: &[u8],
+    ) -> wasmtime::Result<(Component, CacheOutcome)> {
         let Some(path) = self.entry_path(engine, bytes) else {
             return Ok((Component::new(engine, bytes)?, CacheOutcome::Disabled));
         };
@@ -90,7 +94,12 @@ impl CompileCache {
                 }
                 Err(reason) => CacheOutcome::Rebuilt(reason.to_string()),
             },
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
                 CacheOutcome::Miss
             }
             Err(e) => CacheOutcome::Rebuilt(format!("unreadable: {e}")),

@@ -169,7 +169,10 @@ impl Ticker {
                 }
             })
             .map(|h| h.thread().clone())?;
-        Ok(Ticker { shared, thread: handle })
+        Ok(Ticker {
+            shared,
+            thread: handle,
+        })
     }
 
     fn enter(&self) -> TickGuard<'_> {

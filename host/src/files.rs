@@ -7,7 +7,9 @@
 //! a byte budget, and the call's deadline, checked between files because host
 //! code cannot be interrupted by the epoch.
 
-use crate::bindings::files::{self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp};
+use crate::bindings::files::{
+    self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp,
+};
 use crate::sandbox::HostState;
 use cap_std::fs::Dir;
 use std::io::{ErrorKind, Read};
@@ -49,20 +51,32 @@ impl Mounts {
     fn resolve<'p>(&self, guest: &'p str) -> Result<(&Dir, &'p str), FsError> {
         let normalised = guest.starts_with('/')
             && !guest.contains('\0')
-            && guest[1..].split('/').all(|s| !s.is_empty() && s != "." && s != "..");
+            && guest[1..]
+                .split('/')
+                .all(|s| !s.is_empty() && s != "." && s != "..");
         if !normalised {
-            return Err(FsError::Denied(format!("{guest:?} is not an absolute, normalised path")));
+            return Err(FsError::Denied(format!(
+                "{guest:?} is not an absolute, normalised path"
+            )));
         }
         self.mounts
             .iter()
             .filter_map(|m| {
                 let rest = guest.strip_prefix(m.guest.as_str())?;
-                let rest = if rest.is_empty() { rest } else { rest.strip_prefix('/')? };
+                let rest = if rest.is_empty() {
+                    rest
+                } else {
+                    rest.strip_prefix('/')?
+                };
                 Some((m.guest.len(), &m.dir, rest))
             })
             .max_by_key(|(len, _, _)| *len)
             .map(|(_, dir, rest)| (dir, rest))
-            .ok_or_else(|| FsError::Denied(format!("{guest} is outside the folders granted to this provider")))
+            .ok_or_else(|| {
+                FsError::Denied(format!(
+                    "{guest} is outside the folders granted to this provider"
+                ))
+            })
     }
 }
 
@@ -107,7 +121,13 @@ fn stamp_of(meta: &cap_std::fs::Metadata) -> Stamp {
 
 /// Appends the file at `rel` to `data`, with one `open`, one `stat` and
 /// (for a file of the stat'ed size) one `read`.
-fn read_one(dir: &Dir, rel: &str, max_bytes: u64, data: &mut Vec<u8>, budget: &mut u64) -> Result<FileSlice, FsError> {
+fn read_one(
+    dir: &Dir,
+    rel: &str,
+    max_bytes: u64,
+    data: &mut Vec<u8>,
+    budget: &mut u64,
+) -> Result<FileSlice, FsError> {
     let mut file = dir.open(rel).map_err(error)?;
     let meta = file.metadata().map_err(error)?;
     if !meta.is_file() {
@@ -117,12 +137,16 @@ fn read_one(dir: &Dir, rel: &str, max_bytes: u64, data: &mut Vec<u8>, budget: &m
         return Err(FsError::TooLarge(meta.len()));
     }
     if meta.len() > *budget {
-        return Err(FsError::Transient("this call's byte budget is spent; ask again".to_string()));
+        return Err(FsError::Transient(
+            "this call's byte budget is spent; ask again".to_string(),
+        ));
     }
     let offset = data.len();
     // Asking for one byte more than the stat'ed size tells a complete read
     // (short) from a file that grew since (full), without a second call.
-    let want = usize::try_from(meta.len()).unwrap_or(usize::MAX).saturating_add(1);
+    let want = usize::try_from(meta.len())
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
     data.resize(offset + want, 0);
     let mut filled = 0;
     loop {
@@ -251,13 +275,34 @@ mod tests {
         let a = tempfile::tempdir().unwrap();
         let b = tempfile::tempdir().unwrap();
         let mut mounts = Mounts::default();
-        mounts.push("/skills/0", Dir::open_ambient_dir(a.path(), cap_std::ambient_authority()).unwrap());
-        mounts.push("/skills/0/linked", Dir::open_ambient_dir(b.path(), cap_std::ambient_authority()).unwrap());
-        assert_eq!(mounts.resolve("/skills/0/x/SKILL.md").unwrap().1, "x/SKILL.md");
-        assert_eq!(mounts.resolve("/skills/0/linked/SKILL.md").unwrap().1, "SKILL.md");
+        mounts.push(
+            "/skills/0",
+            Dir::open_ambient_dir(a.path(), cap_std::ambient_authority()).unwrap(),
+        );
+        mounts.push(
+            "/skills/0/linked",
+            Dir::open_ambient_dir(b.path(), cap_std::ambient_authority()).unwrap(),
+        );
+        assert_eq!(
+            mounts.resolve("/skills/0/x/SKILL.md").unwrap().1,
+            "x/SKILL.md"
+        );
+        assert_eq!(
+            mounts.resolve("/skills/0/linked/SKILL.md").unwrap().1,
+            "SKILL.md"
+        );
         assert_eq!(mounts.resolve("/skills/0").unwrap().1, "");
-        for bad in ["/skills/0/../x", "/skills/1/x", "relative", "/skills/0//x", "/skills/00"] {
-            assert!(matches!(mounts.resolve(bad), Err(FsError::Denied(_))), "{bad}");
+        for bad in [
+            "/skills/0/../x",
+            "/skills/1/x",
+            "relative",
+            "/skills/0//x",
+            "/skills/00",
+        ] {
+            assert!(
+                matches!(mounts.resolve(bad), Err(FsError::Denied(_))),
+                "{bad}"
+            );
         }
     }
 
@@ -272,9 +317,18 @@ mod tests {
         let slice = read_one(&dir, "small", 10, &mut data, &mut budget).unwrap();
         assert_eq!((slice.offset, slice.len), (6, 5));
         assert_eq!(data, b"before12345");
-        assert!(matches!(read_one(&dir, "small", 4, &mut data, &mut budget), Err(FsError::TooLarge(5))));
-        assert!(matches!(read_one(&dir, "escape", 10, &mut data, &mut budget), Err(FsError::Denied(_))));
-        assert!(matches!(read_one(&dir, "missing", 10, &mut data, &mut budget), Err(FsError::NotFound)));
+        assert!(matches!(
+            read_one(&dir, "small", 4, &mut data, &mut budget),
+            Err(FsError::TooLarge(5))
+        ));
+        assert!(matches!(
+            read_one(&dir, "escape", 10, &mut data, &mut budget),
+            Err(FsError::Denied(_))
+        ));
+        assert!(matches!(
+            read_one(&dir, "missing", 10, &mut data, &mut budget),
+            Err(FsError::NotFound)
+        ));
         assert_eq!(data, b"before12345", "failed reads leave nothing behind");
     }
 }

@@ -8,7 +8,7 @@
 //! use skillhost::Runtime;
 //!
 //! let runtime = Runtime::new()?;
-//! let registry = runtime.registry_for_roots(&["examples/skills".into()])?;
+//! let registry = runtime.registry_for_roots(&["examples/skills"])?;
 //! let catalog = registry.snapshot();
 //! for skill in &catalog.skills {
 //!     println!("{}: {}", skill.name(), skill.description().unwrap_or(""));
@@ -106,10 +106,13 @@ impl Runtime {
     }
 
     /// A registry with one local provider per root, in precedence order.
-    pub fn registry_for_roots(&self, roots: &[PathBuf]) -> Result<Registry, Error> {
+    pub fn registry_for_roots(
+        &self,
+        roots: &[impl AsRef<std::path::Path>],
+    ) -> Result<Registry, Error> {
         let registry = Registry::new();
         for root in roots {
-            registry.add(self.local_provider(root)?);
+            registry.add(self.local_provider(root.as_ref())?);
         }
         Ok(registry)
     }

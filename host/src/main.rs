@@ -87,7 +87,10 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         let kind = c
             .downcast_ref::<std::io::Error>()
             .map(std::io::Error::kind)
-            .or_else(|| c.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind));
+            .or_else(|| {
+                c.downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
         kind == Some(std::io::ErrorKind::BrokenPipe)
     })
 }
@@ -156,8 +159,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
-        Command::Bench { skills, rounds, json } => {
-            let report = bench::run(&runtime, BenchOptions { skills, rounds: rounds.max(1) })?;
+        Command::Bench {
+            skills,
+            rounds,
+            json,
+        } => {
+            let report = bench::run(
+                &runtime,
+                BenchOptions {
+                    skills,
+                    rounds: rounds.max(1),
+                },
+            )?;
             if json {
                 print_json(&report.to_json())?;
             } else {

@@ -276,7 +276,9 @@ mod tests {
 
     #[test]
     fn frontmatter_json_keeps_every_field() {
-        let value = frontmatter_json("name: x\nmetadata:\n  n: 1\n  f: 1.5\nlist: [a, true]\n1: numeric-key\n");
+        let value = frontmatter_json(
+            "name: x\nmetadata:\n  n: 1\n  f: 1.5\nlist: [a, true]\n1: numeric-key\n",
+        );
         assert_eq!(
             value,
             json!({"name": "x", "metadata": {"n": 1, "f": 1.5}, "list": ["a", true], "1": "numeric-key"})

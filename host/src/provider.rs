@@ -249,7 +249,12 @@ impl Provider {
 
     /// Applies an observation (whole or changes) to what the host holds,
     /// validating every new entry at the boundary.
-    fn absorb(&self, held: &mut Held, obs: wit::Observation, grants: &Grants) -> ProviderObservation {
+    fn absorb(
+        &self,
+        held: &mut Held,
+        obs: wit::Observation,
+        grants: &Grants,
+    ) -> ProviderObservation {
         let caps = &self.spec.caps;
         match obs.base {
             None => {
@@ -273,7 +278,9 @@ impl Provider {
                 };
                 return ProviderObservation {
                     skills: Vec::new(),
-                    diagnostics: vec![Diagnostic::error(self.location(), message).from_source(self.id())],
+                    diagnostics: vec![
+                        Diagnostic::error(self.location(), message).from_source(self.id()),
+                    ],
                     complete: false,
                 };
             }
@@ -303,12 +310,20 @@ impl Provider {
             diagnostics.push(
                 Diagnostic::error(
                     self.location(),
-                    format!("returned more than {} skills; {overflow} were dropped", caps.max_skills),
+                    format!(
+                        "returned more than {} skills; {overflow} were dropped",
+                        caps.max_skills
+                    ),
                 )
                 .from_source(self.id()),
             );
         }
-        diagnostics.extend(boundary::diagnostics(obs.diagnostics, grants, self.id(), caps));
+        diagnostics.extend(boundary::diagnostics(
+            obs.diagnostics,
+            grants,
+            self.id(),
+            caps,
+        ));
         ProviderObservation {
             skills: held.skills.values().cloned().collect(),
             diagnostics,
@@ -319,7 +334,12 @@ impl Provider {
     fn fault_diagnostic(&self, fault: &Fault) -> Diagnostic {
         let mut d = Diagnostic::error(
             self.location(),
-            format!("provider {} failed ({}): {}", self.id(), fault.kind.as_str(), fault.message),
+            format!(
+                "provider {} failed ({}): {}",
+                self.id(),
+                fault.kind.as_str(),
+                fault.message
+            ),
         )
         .from_source(self.id());
         d.field = Some(fault.kind.as_str().to_string());
@@ -334,7 +354,10 @@ impl Provider {
             wit::ProviderError::Io(m) => (ProviderErrorKind::Io, m),
             wit::ProviderError::Unsupported(m) => (ProviderErrorKind::Unsupported, m),
         };
-        if matches!(kind, ProviderErrorKind::NotFound | ProviderErrorKind::NameMismatch) {
+        if matches!(
+            kind,
+            ProviderErrorKind::NotFound | ProviderErrorKind::NameMismatch
+        ) {
             // The catalog named something the source no longer has (SPEC C7).
             self.invalidate();
         }
@@ -359,10 +382,13 @@ impl Provider {
             .with_instance(|i| i.call(|b, s| b.skillhost_provider_provider().call_load(s, name)))
             .map_err(|f| self.faulted(f))?;
         let doc = answer.map_err(|e| self.refused(e))?;
-        let doc = boundary::document(doc, &grants, self.id(), &self.spec.caps).map_err(|message| Error::Boundary {
-            provider: self.id().to_string(),
-            message,
-        })?;
+        let doc =
+            boundary::document(doc, &grants, self.id(), &self.spec.caps).map_err(|message| {
+                Error::Boundary {
+                    provider: self.id().to_string(),
+                    message,
+                }
+            })?;
         if doc.skill.name() != name {
             self.invalidate();
             return Err(Error::Provider {
@@ -377,7 +403,9 @@ impl Provider {
     /// Lists the files of skill `name`.
     pub fn list_resources(&self, name: &str) -> Result<Vec<SkillResource>, Error> {
         let (answer, _) = self
-            .with_instance(|i| i.call(|b, s| b.skillhost_provider_provider().call_list_resources(s, name)))
+            .with_instance(|i| {
+                i.call(|b, s| b.skillhost_provider_provider().call_list_resources(s, name))
+            })
             .map_err(|f| self.faulted(f))?;
         let list = answer.map_err(|e| self.refused(e))?;
         boundary::resources(list, &self.spec.caps).map_err(|message| Error::Boundary {
@@ -389,7 +417,12 @@ impl Provider {
     /// Reads one file of skill `name`.
     pub fn read_resource(&self, name: &str, path: &str) -> Result<Vec<u8>, Error> {
         let (answer, _) = self
-            .with_instance(|i| i.call(|b, s| b.skillhost_provider_provider().call_read_resource(s, name, path)))
+            .with_instance(|i| {
+                i.call(|b, s| {
+                    b.skillhost_provider_provider()
+                        .call_read_resource(s, name, path)
+                })
+            })
             .map_err(|f| self.faulted(f))?;
         answer.map_err(|e| self.refused(e))
     }
@@ -423,7 +456,10 @@ impl Provider {
     /// Tells the provider the agent itself wrote `paths` (SPEC D5).
     pub fn observe(&self, paths: &[PathBuf]) -> Result<(), Error> {
         self.with_instance(|i| {
-            let guest: Vec<String> = paths.iter().filter_map(|p| i.grants().to_guest(p)).collect();
+            let guest: Vec<String> = paths
+                .iter()
+                .filter_map(|p| i.grants().to_guest(p))
+                .collect();
             if guest.is_empty() {
                 return Ok(());
             }
@@ -440,5 +476,4 @@ impl Provider {
             .map(|i| i.watches().clone())
             .unwrap_or_default()
     }
-
 }

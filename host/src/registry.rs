@@ -84,7 +84,11 @@ impl Registry {
     pub fn snapshot(&self) -> Arc<Catalog> {
         let generation = self.generation.load(Ordering::Acquire);
         let providers = self.providers();
-        if let Some((cached_generation, catalog)) = self.cached.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        if let Some((cached_generation, catalog)) = self
+            .cached
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
             && cached_generation == generation
             && providers.iter().all(|p| !p.signals().is_dirty())
         {
@@ -109,7 +113,8 @@ impl Registry {
                 catalog.complete &= settled;
                 let catalog = Arc::new(catalog);
                 if catalog.complete {
-                    *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some((generation, catalog.clone()));
+                    *self.cached.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some((generation, catalog.clone()));
                 }
                 return catalog;
             }
@@ -122,15 +127,22 @@ impl Registry {
         let catalog = self.snapshot();
         let skill = catalog
             .get(name)
-            .or_else(|| catalog.skills.iter().find(|s| s.frontmatter.aliases.iter().any(|a| a == name)))
+            .or_else(|| {
+                catalog
+                    .skills
+                    .iter()
+                    .find(|s| s.frontmatter.aliases.iter().any(|a| a == name))
+            })
             .ok_or_else(|| Error::UnknownSkill {
                 name: name.to_string(),
                 available: available(&catalog),
             })?;
-        let provider = self.provider(&skill.source).ok_or_else(|| Error::UnknownSkill {
-            name: name.to_string(),
-            available: available(&catalog),
-        })?;
+        let provider = self
+            .provider(&skill.source)
+            .ok_or_else(|| Error::UnknownSkill {
+                name: name.to_string(),
+                available: available(&catalog),
+            })?;
         Ok((provider, skill.name().to_string()))
     }
 
@@ -175,7 +187,12 @@ fn available(catalog: &Catalog) -> String {
     if catalog.skills.is_empty() {
         return "none".to_string();
     }
-    let mut names: Vec<&str> = catalog.skills.iter().take(SHOWN).map(|s| s.name()).collect();
+    let mut names: Vec<&str> = catalog
+        .skills
+        .iter()
+        .take(SHOWN)
+        .map(|s| s.name())
+        .collect();
     let more = catalog.skills.len().saturating_sub(SHOWN);
     let more = (more > 0).then(|| format!("and {more} more"));
     names.extend(more.as_deref());

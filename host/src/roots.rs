@@ -40,6 +40,9 @@ mod tests {
 
     #[test]
     fn home_as_project_is_not_listed_twice() {
-        assert_eq!(default_roots(Path::new("/h"), Some(Path::new("/h"))).len(), 2);
+        assert_eq!(
+            default_roots(Path::new("/h"), Some(Path::new("/h"))).len(),
+            2
+        );
     }
 }

@@ -233,7 +233,11 @@ struct MemoryCapExceeded {
 
 impl std::fmt::Display for MemoryCapExceeded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "memory grow to {} bytes refused: the cap is {} bytes", self.desired, self.cap)
+        write!(
+            f,
+            "memory grow to {} bytes refused: the cap is {} bytes",
+            self.desired, self.cap
+        )
     }
 }
 
@@ -251,7 +255,12 @@ impl std::fmt::Display for DeadlineExceeded {
 impl std::error::Error for DeadlineExceeded {}
 
 impl ResourceLimiter for Limiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired > self.memory_bytes {
             self.exceeded = true;
             return Err(MemoryCapExceeded {
@@ -263,7 +272,12 @@ impl ResourceLimiter for Limiter {
         Ok(true)
     }
 
-    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         // Tables hold function references; a provider needs a few thousand.
         Ok(desired <= 100_000)
     }
@@ -421,7 +435,10 @@ fn classify(error: wasmtime::Error, state: &HostState) -> Fault {
     if state.limiter.exceeded || error.downcast_ref::<MemoryCapExceeded>().is_some() {
         return Fault {
             kind: FaultKind::Memory,
-            message: with_tail(format!("exceeded the {} byte memory cap", state.limiter.memory_bytes)),
+            message: with_tail(format!(
+                "exceeded the {} byte memory cap",
+                state.limiter.memory_bytes
+            )),
         };
     }
     if let Some(trap) = error.downcast_ref::<wasmtime::Trap>() {
@@ -440,4 +457,3 @@ fn classify(error: wasmtime::Error, state: &HostState) -> Fault {
         message: with_tail(format!("{error:#}")),
     }
 }
-

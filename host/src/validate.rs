@@ -33,7 +33,13 @@ pub struct Problem {
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}: {}", self.path.display(), self.field, self.message)
+        write!(
+            f,
+            "{}: {}: {}",
+            self.path.display(),
+            self.field,
+            self.message
+        )
     }
 }
 
@@ -82,7 +88,10 @@ fn validate_one(runtime: &Runtime, path: &Path, report: &mut Report) -> Result<(
     let (root, only) = if target.is_file() {
         let parent = target.parent().unwrap_or(Path::new("/"));
         if target.file_name().is_some_and(|n| n == "SKILL.md") {
-            (parent.parent().unwrap_or(Path::new("/")).to_path_buf(), Some(target.clone()))
+            (
+                parent.parent().unwrap_or(Path::new("/")).to_path_buf(),
+                Some(target.clone()),
+            )
         } else {
             (parent.to_path_buf(), Some(target.clone()))
         }
@@ -105,10 +114,17 @@ fn validate_one(runtime: &Runtime, path: &Path, report: &mut Report) -> Result<(
         };
         let field = d.field.as_deref().unwrap_or("file");
         // Missing descriptions are re-checked below with the strict wording.
-        if field == "description" && view.skills.iter().any(|s| s.path.as_os_str() == d.path.as_str()) {
+        if field == "description"
+            && view
+                .skills
+                .iter()
+                .any(|s| s.path.as_os_str() == d.path.as_str())
+        {
             continue;
         }
-        report.problems.push(Problem::new(Path::new(&d.path), field, message));
+        report
+            .problems
+            .push(Problem::new(Path::new(&d.path), field, message));
     }
     let mut found = false;
     for skill in view.skills.iter().filter(|s| wanted(&s.path)) {
@@ -116,14 +132,19 @@ fn validate_one(runtime: &Runtime, path: &Path, report: &mut Report) -> Result<(
         report.checked.push(skill.path.clone());
         report.problems.extend(check_skill(skill));
     }
-    let reported = report.problems.iter().any(|p| only.as_ref().is_some_and(|o| &p.path == o));
+    let reported = report
+        .problems
+        .iter()
+        .any(|p| only.as_ref().is_some_and(|o| &p.path == o));
     if let Some(only) = &only
         && !found
         && !reported
     {
-        report
-            .problems
-            .push(Problem::new(only, "file", "is not a skill (a flat file must start with '---' frontmatter)"));
+        report.problems.push(Problem::new(
+            only,
+            "file",
+            "is not a skill (a flat file must start with '---' frontmatter)",
+        ));
     }
     Ok(())
 }
@@ -137,7 +158,11 @@ pub fn check_skill(skill: &Skill) -> Vec<Problem> {
         Ok(Value::Mapping(m)) => m,
         Ok(Value::Null) => Mapping::new(),
         Ok(_) => {
-            problems.push(Problem::new(path, "frontmatter", "must be a mapping of fields"));
+            problems.push(Problem::new(
+                path,
+                "frontmatter",
+                "must be a mapping of fields",
+            ));
             return problems;
         }
         Err(e) => {
@@ -194,11 +219,10 @@ pub fn check_skill(skill: &Skill) -> Vec<Problem> {
     }
     match map.get("metadata") {
         None => {}
-        Some(Value::Mapping(m)) => {
-            if m.keys().any(|k| !k.is_string()) {
-                problems.push(Problem::new(path, "metadata", "keys must be strings"));
-            }
+        Some(Value::Mapping(m)) if m.keys().any(|k| !k.is_string()) => {
+            problems.push(Problem::new(path, "metadata", "keys must be strings"));
         }
+        Some(Value::Mapping(_)) => {}
         Some(_) => problems.push(Problem::new(path, "metadata", "must be a mapping")),
     }
     problems
@@ -212,7 +236,9 @@ fn folder_name(skill: &Skill) -> String {
     } else {
         skill.path.file_stem()
     };
-    source.map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    source
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Every way `name` breaks the spec's naming rule.
@@ -220,10 +246,17 @@ pub fn name_problems(name: &str, folder: &str) -> Vec<String> {
     let mut out = Vec::new();
     let chars = name.chars().count();
     if chars == 0 || chars > MAX_NAME_CHARS {
-        out.push(format!("has {chars} characters; it must have 1 to {MAX_NAME_CHARS}"));
+        out.push(format!(
+            "has {chars} characters; it must have 1 to {MAX_NAME_CHARS}"
+        ));
     }
-    if let Some(c) = name.chars().find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-')) {
-        out.push(format!("contains {c:?}; only lowercase letters a-z, digits and '-' are allowed"));
+    if let Some(c) = name
+        .chars()
+        .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-'))
+    {
+        out.push(format!(
+            "contains {c:?}; only lowercase letters a-z, digits and '-' are allowed"
+        ));
     }
     if name.starts_with('-') || name.ends_with('-') {
         out.push("must not start or end with '-'".to_string());
@@ -232,7 +265,9 @@ pub fn name_problems(name: &str, folder: &str) -> Vec<String> {
         out.push("must not contain '--'".to_string());
     }
     if name != folder {
-        out.push(format!("{name:?} does not match its folder name {folder:?}"));
+        out.push(format!(
+            "{name:?} does not match its folder name {folder:?}"
+        ));
     }
     out
 }

@@ -73,7 +73,10 @@ pub fn provider_of(
         id: id.to_string(),
         component,
         roots,
-        settings: settings.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        settings: settings
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
         limits,
         caps: Caps::default(),
     })

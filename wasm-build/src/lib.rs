@@ -17,8 +17,17 @@ pub const TARGET: &str = "wasm32-wasip2";
 /// when the target is missing or the build fails: this runs in build scripts,
 /// where a panic is how failure is reported.
 pub fn build_components(workspace_root: &Path, packages: &[&str]) -> Vec<PathBuf> {
-    for watched in ["wit", "guest-sdk", "providers", "tests/guests", "Cargo.lock"] {
-        println!("cargo:rerun-if-changed={}", workspace_root.join(watched).display());
+    for watched in [
+        "wit",
+        "guest-sdk",
+        "providers",
+        "tests/guests",
+        "Cargo.lock",
+    ] {
+        println!(
+            "cargo:rerun-if-changed={}",
+            workspace_root.join(watched).display()
+        );
     }
     println!("cargo:rerun-if-env-changed=CARGO_TARGET_DIR");
     require_target();
@@ -87,9 +96,7 @@ fn require_target() {
         .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
     let installed = libdir.as_deref().is_some_and(|dir| {
         std::fs::read_dir(dir).is_ok_and(|mut entries| {
-            entries.any(|e| {
-                e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libstd-"))
-            })
+            entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libstd-")))
         })
     });
     if !installed {

@@ -17,8 +17,8 @@ use skillhost_guest_sdk::files;
 use skillhost_guest_sdk::frontmatter::{Finding, MAX_DOCUMENT_BYTES, parse_document, too_large};
 use skillhost_guest_sdk::host::{self, LogLevel};
 use skillhost_guest_sdk::{
-    ChangeEvent, ChangeKind, Observation, Provider, ProviderConfig, ProviderError, Resource, SkillDocument,
-    SkillEntry, SnapshotRequest, to_wit_frontmatter,
+    ChangeEvent, ChangeKind, Observation, Provider, ProviderConfig, ProviderError, Resource,
+    SkillDocument, SkillEntry, SnapshotRequest, to_wit_frontmatter,
 };
 
 /// What a skill is, as far as loading and resources are concerned.
@@ -50,7 +50,10 @@ impl LocalProvider {
         for refusal in host::watch(&roots, 1) {
             host::log(
                 LogLevel::Warn,
-                &format!("{}: watch {} refused: {}", self.id, refusal.path, refusal.reason),
+                &format!(
+                    "{}: watch {} refused: {}",
+                    self.id, refusal.path, refusal.reason
+                ),
             );
             self.catalog.watch_refused(&refusal.path);
         }
@@ -171,7 +174,8 @@ impl Provider for LocalProvider {
                 return Err(read_error(&skill.doc, e));
             }
         };
-        let doc = parse_document(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
+        let doc =
+            parse_document(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
         if doc.frontmatter.name != name {
             // C7: the file now declares another name; the catalog is stale.
             self.catalog.suspect_document(&skill.doc);

@@ -19,7 +19,8 @@ pub const MAX_RESOURCE_BYTES: u64 = 64 * 1024 * 1024;
 pub fn list(skill: &SkillRef) -> Result<Vec<Resource>, ProviderError> {
     if skill.flat {
         let file_name = skill.doc.rsplit('/').next().unwrap_or_default();
-        let bytes = read_one(&skill.doc, MAX_RESOURCE_BYTES).map_err(|e| read_error(&skill.doc, e))?;
+        let bytes =
+            read_one(&skill.doc, MAX_RESOURCE_BYTES).map_err(|e| read_error(&skill.doc, e))?;
         return Ok(vec![describe(file_name, &bytes)]);
     }
     let mut out = Vec::new();
@@ -29,7 +30,12 @@ pub fn list(skill: &SkillRef) -> Result<Vec<Resource>, ProviderError> {
 }
 
 /// Lists `base/prefix`, reads its files in one batch and descends into folders.
-fn walk(base: &str, prefix: &str, depth: usize, out: &mut Vec<Resource>) -> Result<(), ProviderError> {
+fn walk(
+    base: &str,
+    prefix: &str,
+    depth: usize,
+    out: &mut Vec<Resource>,
+) -> Result<(), ProviderError> {
     let folder = if prefix.is_empty() {
         base.to_string()
     } else {
@@ -58,7 +64,9 @@ fn walk(base: &str, prefix: &str, depth: usize, out: &mut Vec<Resource>) -> Resu
         }
     }
     if out.len() + regular.len() > MAX_FILES {
-        return Err(ProviderError::Invalid(format!("{base}: more than {MAX_FILES} files")));
+        return Err(ProviderError::Invalid(format!(
+            "{base}: more than {MAX_FILES} files"
+        )));
     }
     let paths: Vec<String> = regular.iter().map(|rel| format!("{base}/{rel}")).collect();
     let result = files::read_files(&paths, MAX_RESOURCE_BYTES);

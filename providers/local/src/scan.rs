@@ -11,7 +11,9 @@ use skillhost_guest_sdk::files::{self, EntryKind, Stamp};
 use skillhost_guest_sdk::frontmatter::{
     Finding, MAX_DOCUMENT_BYTES, parse_document, starts_with_frontmatter, too_large,
 };
-use skillhost_guest_sdk::{Diagnostic, Severity, SkillEntry, to_wit_diagnostic, to_wit_frontmatter};
+use skillhost_guest_sdk::{
+    Diagnostic, Severity, SkillEntry, to_wit_diagnostic, to_wit_frontmatter,
+};
 use std::collections::BTreeMap;
 
 /// The document file of a bundle skill.
@@ -42,7 +44,7 @@ pub struct Skill {
     /// Problems that did not stop it loading.
     warnings: Vec<Finding>,
     /// The parsed entry, until it is sent to the host.
-    pending: Option<SkillEntry>,
+    pending: Option<Box<SkillEntry>>,
 }
 
 impl PartialEq for Skill {
@@ -160,7 +162,10 @@ impl Catalog {
                 root.listing_suspect = true;
                 continue;
             }
-            let Some(rest) = path.strip_prefix(root.guest.as_str()).and_then(|r| r.strip_prefix('/')) else {
+            let Some(rest) = path
+                .strip_prefix(root.guest.as_str())
+                .and_then(|r| r.strip_prefix('/'))
+            else {
                 continue;
             };
             let (name, inner) = match rest.split_once('/') {
@@ -346,7 +351,11 @@ impl Catalog {
                         }
                     }
                     State::Broken(finding) => {
-                        out.push(to_wit_diagnostic(&entry.doc, Severity::Error, finding.clone()));
+                        out.push(to_wit_diagnostic(
+                            &entry.doc,
+                            Severity::Error,
+                            finding.clone(),
+                        ));
                     }
                     State::NotSkill(Some((severity, finding))) => {
                         out.push(to_wit_diagnostic(&entry.path, *severity, finding.clone()));
@@ -385,7 +394,10 @@ impl Catalog {
     /// The skills to send: all of them, or only those changed since the
     /// observation the host holds. Their entries move out (call
     /// [`Catalog::reload_sent`] first). Returns (epoch, base, skills, removed).
-    pub fn take_changes(&mut self, known: Option<u64>) -> (u64, Option<u64>, Vec<SkillEntry>, Vec<String>) {
+    pub fn take_changes(
+        &mut self,
+        known: Option<u64>,
+    ) -> (u64, Option<u64>, Vec<SkillEntry>, Vec<String>) {
         let base = known.filter(|_| !self.wants_everything(known));
         let since = base.unwrap_or(0);
         let mut skills = Vec::new();
@@ -394,11 +406,12 @@ impl Catalog {
                 && (base.is_none() || entry.version > since)
                 && let Some(pending) = skill.pending.take()
             {
-                skills.push(pending);
+                skills.push(*pending);
             }
         }
         let removed = if base.is_some() {
-            let present: std::collections::HashSet<&str> = skills.iter().map(|s| s.path.as_str()).collect();
+            let present: std::collections::HashSet<&str> =
+                skills.iter().map(|s| s.path.as_str()).collect();
             self.tombstones
                 .iter()
                 .filter(|doc| !present.contains(doc.as_str()))
@@ -429,7 +442,12 @@ fn resolve_links(mut links: Vec<&mut Entry>, clock: &mut u64) {
     let paths: Vec<String> = links.iter().map(|e| e.path.clone()).collect();
     let answers = files::stat_paths(&paths);
     for (entry, answer) in links.iter_mut().zip(answers) {
-        let name = entry.path.rsplit('/').next().unwrap_or_default().to_string();
+        let name = entry
+            .path
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
         match answer.map_err(Failure::from) {
             Ok(info) if info.kind == EntryKind::Directory => {
                 entry.kind = Kind::Bundle;
@@ -446,13 +464,19 @@ fn resolve_links(mut links: Vec<&mut Entry>, clock: &mut u64) {
             Err(Failure::Missing) => settle(
                 entry,
                 clock,
-                State::NotSkill(Some((Severity::Error, note("dangling symlink: its target does not exist")))),
+                State::NotSkill(Some((
+                    Severity::Error,
+                    note("dangling symlink: its target does not exist"),
+                ))),
             ),
             Err(Failure::Transient(m)) => fail(entry, clock, format!("cannot follow symlink: {m}")),
             Err(e) => settle(
                 entry,
                 clock,
-                State::NotSkill(Some((Severity::Error, note(&format!("cannot follow symlink: {e}"))))),
+                State::NotSkill(Some((
+                    Severity::Error,
+                    note(&format!("cannot follow symlink: {e}")),
+                ))),
             ),
         }
     }
@@ -529,7 +553,12 @@ fn read_documents(mut entries: Vec<&mut Entry>, clock: &mut u64) {
 fn new_entry(root: &str, name: &str, kind: EntryKind, pass: u64) -> Option<Entry> {
     let path = format!("{root}/{name}");
     let (kind, doc, base, default_name) = match kind {
-        EntryKind::Directory => (Kind::Bundle, format!("{path}/{SKILL_FILE}"), path.clone(), name.to_string()),
+        EntryKind::Directory => (
+            Kind::Bundle,
+            format!("{path}/{SKILL_FILE}"),
+            path.clone(),
+            name.to_string(),
+        ),
         EntryKind::Symlink => (Kind::Link, path.clone(), path.clone(), name.to_string()),
         EntryKind::File => {
             let stem = markdown_stem(name)?;
@@ -605,11 +634,11 @@ fn parse(entry: &Entry, bytes: &[u8]) -> State {
             name: doc.frontmatter.name.clone(),
             raw: doc.frontmatter.raw.clone(),
             warnings: doc.warnings,
-            pending: Some(SkillEntry {
+            pending: Some(Box::new(SkillEntry {
                 frontmatter: to_wit_frontmatter(doc.frontmatter),
                 path: entry.doc.clone(),
                 base: entry.base.clone(),
-            }),
+            })),
         }),
         Err(finding) => State::Broken(finding),
     }

@@ -9,8 +9,8 @@
 
 use skillhost_guest_sdk::frontmatter::Frontmatter;
 use skillhost_guest_sdk::{
-    Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Severity, SkillDocument, SkillEntry,
-    SnapshotRequest, full_observation, to_wit_frontmatter,
+    Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Severity, SkillDocument,
+    SkillEntry, SnapshotRequest, full_observation, to_wit_frontmatter,
 };
 use std::hint::black_box;
 
@@ -21,7 +21,10 @@ struct Probe {
 
 impl Probe {
     fn setting(&self, key: &str) -> Option<&str> {
-        self.settings.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.settings
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Misbehaves in `export` if the settings say so.
@@ -69,13 +72,25 @@ impl Provider for Probe {
         {
             panic!("probe found {flag} and fails as asked");
         }
-        let outside = self.setting("outside").unwrap_or("/etc/hostname").to_string();
+        let outside = self
+            .setting("outside")
+            .unwrap_or("/etc/hostname")
+            .to_string();
         let diagnostics = vec![
-            outcome("write-in-root", std::fs::write(format!("{root}/written-by-probe.txt"), b"x")),
-            outcome("create-dir-in-root", std::fs::create_dir(format!("{root}/probe-dir"))),
+            outcome(
+                "write-in-root",
+                std::fs::write(format!("{root}/written-by-probe.txt"), b"x"),
+            ),
+            outcome(
+                "create-dir-in-root",
+                std::fs::create_dir(format!("{root}/probe-dir")),
+            ),
             outcome("read-in-root", std::fs::read(format!("{root}/inside.txt"))),
             outcome("read-outside", std::fs::read(&outside)),
-            outcome("read-parent-of-root", std::fs::read(format!("{root}/../outside.txt"))),
+            outcome(
+                "read-parent-of-root",
+                std::fs::read(format!("{root}/../outside.txt")),
+            ),
             outcome("list-filesystem-root", std::fs::read_dir("/")),
             outcome(
                 "environment",
