@@ -273,3 +273,89 @@ fn disposing_the_registry_stops_every_provider() {
         "a disposed provider ignores late signals"
     );
 }
+
+#[test]
+fn a_provider_invalidated_during_discovery_is_asked_again_before_the_snapshot_returns() {
+    let root = tree(&[("inside.txt", b"x")]);
+    let runtime = runtime();
+    let restless = provider_of(
+        &runtime,
+        "restless",
+        runtime.load_component(PROBE_GUEST).unwrap(),
+        vec![root.path().to_path_buf()],
+        &[("invalidate-during-snapshot", "1")],
+        Limits::default(),
+    );
+    let registry = Registry::new();
+    registry.add(restless.clone());
+    let catalog = registry.snapshot();
+    assert_eq!(restless.stats().snapshots(), 2, "discovery ran again");
+    assert!(catalog.complete);
+    assert!(!restless.signals().is_dirty());
+}
+
+#[test]
+fn a_panicking_listener_does_not_stop_the_others_or_the_registry() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    let root = tree(&[("one/SKILL.md", skill_md("one", "A").as_bytes())]);
+    let registry = runtime().registry_for_roots(&[root.path()]).unwrap();
+    registry.snapshot();
+    let panics = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = panics.clone();
+    let _bad = registry.subscribe(move || {
+        counter.fetch_add(1, Ordering::SeqCst);
+        panic!("a broken listener");
+    });
+    let (tx, rx) = mpsc::channel();
+    let _good = registry.subscribe(move || {
+        let _ = tx.send(());
+    });
+    for round in 0..2 {
+        registry.invalidate_provider(&registry.providers()[0]);
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("round {round}: the good listener was not called"));
+        assert_eq!(registry.snapshot().skills.len(), 1);
+    }
+    assert!(
+        panics.load(Ordering::SeqCst) >= 1,
+        "the broken listener ran too"
+    );
+}
+
+#[test]
+fn a_dropped_subscription_is_not_called_again() {
+    use std::sync::mpsc;
+    let root = tree(&[("one/SKILL.md", skill_md("one", "A").as_bytes())]);
+    let registry = runtime().registry_for_roots(&[root.path()]).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let subscription = registry.subscribe(move || {
+        let _ = tx.send(());
+    });
+    registry.invalidate_provider(&registry.providers()[0]);
+    rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+    drop(subscription);
+    while rx.try_recv().is_ok() {}
+    registry.invalidate_provider(&registry.providers()[0]);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(rx.try_recv().is_err());
+}
+
+#[test]
+fn a_replaced_provider_with_the_same_id_is_not_invalidated_by_the_old_one() {
+    let root = tree(&[("one/SKILL.md", skill_md("one", "A").as_bytes())]);
+    let runtime = runtime();
+    let registry = Registry::new();
+    let old = runtime.local_provider(root.path()).unwrap();
+    registry.add(old.clone());
+    registry.snapshot();
+    let id = old.id().to_string();
+    registry.remove(&id);
+    let new = runtime.local_provider(root.path()).unwrap();
+    assert_eq!(new.id(), id);
+    registry.add(new.clone());
+    registry.snapshot();
+    old.invalidate();
+    assert!(!new.signals().is_dirty(), "identity, not id");
+    assert!(!registry.invalidate_provider(&old));
+}

@@ -191,6 +191,9 @@ pub mod __private {
 #[macro_export]
 macro_rules! export_provider {
     ($provider:ty) => {
+        // Exports exist only in the component; a native build of the same
+        // crate (for its unit tests) has none to link.
+        #[cfg(target_arch = "wasm32")]
         const _: () = {
             use $crate::Provider as _;
             use ::std::cell::RefCell;

@@ -326,3 +326,234 @@ fn check(found: usize, expected: usize, what: &str) -> Result<(), Error> {
         "{what} found {found} skills, expected {expected}"
     )))
 }
+
+/// What `bench --latency` measures.
+#[derive(Debug, Clone)]
+pub struct LatencyOptions {
+    /// Repetitions of each operation (at least 50 for a meaningful p99).
+    pub reps: usize,
+    /// Native events or polling.
+    pub mode: crate::watcher::WatchMode,
+    /// The coalescing window used.
+    pub window: Duration,
+    /// Skills already in the root (the provider watches them all).
+    pub background: usize,
+}
+
+impl Default for LatencyOptions {
+    fn default() -> Self {
+        LatencyOptions {
+            reps: 50,
+            mode: crate::watcher::WatchMode::Native,
+            window: crate::watcher::WatchOptions::default().window,
+            background: 100,
+        }
+    }
+}
+
+/// Change-to-catalog latencies, per operation.
+#[derive(Debug, Clone, Default)]
+pub struct LatencyReport {
+    /// The coalescing window the watcher used.
+    pub window: Duration,
+    /// Whether polling was used.
+    pub polling: bool,
+    /// (operation, samples).
+    pub operations: Vec<(&'static str, Vec<Duration>)>,
+    /// Body-only edits made.
+    pub body_edits: usize,
+    /// Catalog changes they caused (should be zero).
+    pub body_edit_changes: usize,
+}
+
+/// The `p`-th percentile (0–100) of `samples`.
+pub fn percentile(samples: &[Duration], p: f64) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+impl LatencyReport {
+    /// The human-readable report.
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "skillhost bench --latency: {} repetitions per operation, {}, coalescing window {:.0} ms\n",
+            self.operations.first().map_or(0, |(_, s)| s.len()),
+            if self.polling {
+                "polling"
+            } else {
+                "native events"
+            },
+            ms(self.window),
+        );
+        for (name, samples) in &self.operations {
+            let (p50, p99) = (percentile(samples, 50.0), percentile(samples, 99.0));
+            out.push_str(&format!(
+                "{name:<12} p50 {:>7.2} ms  p99 {:>7.2} ms   beyond the window: p50 {:>6.2} ms  p99 {:>6.2} ms\n",
+                ms(p50),
+                ms(p99),
+                ms(p50.saturating_sub(self.window)),
+                ms(p99.saturating_sub(self.window)),
+            ));
+        }
+        out.push_str(&format!(
+            "body-only edits: {}, catalog changes they caused: {}\n",
+            self.body_edits, self.body_edit_changes
+        ));
+        out
+    }
+
+    /// The JSON of `skillhost bench --latency --json` (milliseconds).
+    pub fn to_json(&self) -> serde_json::Value {
+        let operations: serde_json::Map<String, serde_json::Value> = self
+            .operations
+            .iter()
+            .map(|(name, samples)| {
+                (
+                    name.to_string(),
+                    serde_json::json!({
+                        "p50_ms": ms(percentile(samples, 50.0)),
+                        "p99_ms": ms(percentile(samples, 99.0)),
+                        "samples": samples.len(),
+                    }),
+                )
+            })
+            .collect();
+        serde_json::json!({
+            "window_ms": ms(self.window),
+            "polling": self.polling,
+            "operations": operations,
+            "body_edits": self.body_edits,
+            "body_edit_changes": self.body_edit_changes,
+        })
+    }
+}
+
+/// Measures, with a real watcher on a real folder, how long each file
+/// operation takes to reach the catalog: create a skill, change its
+/// description, rename its folder (the name follows the folder), delete it.
+/// Then makes body-only edits and counts the catalog changes they cause.
+pub fn latency(runtime: &Runtime, options: LatencyOptions) -> Result<LatencyReport, Error> {
+    use std::sync::mpsc;
+    let dir = tempfile::tempdir().map_err(|source| Error::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let root = dir.path().join("skills");
+    generate_tree(&root, options.background)?;
+    let root = std::fs::canonicalize(&root).map_err(|source| Error::Io {
+        path: root.clone(),
+        source,
+    })?;
+    let registry = Registry::new();
+    registry.add(runtime.local_provider(&root)?);
+    registry.watch(crate::watcher::WatchOptions {
+        mode: options.mode,
+        window: options.window,
+        ..Default::default()
+    })?;
+    let (tx, rx) = mpsc::channel();
+    let _subscription = registry.subscribe(move || {
+        let _ = tx.send(());
+    });
+    check(
+        registry.snapshot().skills.len(),
+        options.background,
+        "initial snapshot",
+    )?;
+    let timeout = Duration::from_secs(10);
+    // Waits for the catalog to satisfy `done`, returning how long it took.
+    let wait = |started: Instant,
+                what: &str,
+                done: &dyn Fn(&Catalog) -> bool|
+     -> Result<Duration, Error> {
+        loop {
+            if done(&registry.snapshot()) {
+                return Ok(started.elapsed());
+            }
+            let left = timeout.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return Err(Error::Bench(format!("{what} never reached the catalog")));
+            }
+            let _ = rx.recv_timeout(left);
+        }
+    };
+    let mut create = Vec::new();
+    let mut describe = Vec::new();
+    let mut rename = Vec::new();
+    let mut delete = Vec::new();
+    let body =
+        |description: &str, text: &str| format!("---\ndescription: {description}\n---\n{text}\n");
+    let folder_error = |path: &Path, source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    for i in 0..options.reps {
+        let name = format!("probe-{i}");
+        let folder = root.join(&name);
+        std::fs::create_dir(&folder).map_err(|e| folder_error(&folder, e))?;
+        write(&folder.join("SKILL.md"), &body("fresh", "body"))?;
+        let started = Instant::now();
+        create.push(wait(started, "a created skill", &|c| {
+            c.get(&name).is_some()
+        })?);
+
+        write(&folder.join("SKILL.md"), &body("reworded", "body"))?;
+        let started = Instant::now();
+        describe.push(wait(started, "a description change", &|c| {
+            c.get(&name).and_then(|s| s.description()) == Some("reworded")
+        })?);
+
+        let renamed = format!("renamed-{i}");
+        let target = root.join(&renamed);
+        std::fs::rename(&folder, &target).map_err(|e| folder_error(&folder, e))?;
+        let started = Instant::now();
+        rename.push(wait(started, "a renamed skill", &|c| {
+            c.get(&renamed).is_some() && c.get(&name).is_none()
+        })?);
+
+        std::fs::remove_dir_all(&target).map_err(|e| folder_error(&target, e))?;
+        let started = Instant::now();
+        delete.push(wait(started, "a deleted skill", &|c| {
+            c.get(&renamed).is_none()
+        })?);
+    }
+    // Body-only edits: each must leave the catalog exactly as it was.
+    let edited = root.join("skill-00000").join("SKILL.md");
+    let mut body_edit_changes = 0;
+    let mut last = registry.snapshot();
+    for i in 0..options.reps {
+        let text = std::fs::read_to_string(&edited).map_err(|e| folder_error(&edited, e))?;
+        let frontmatter_end = text.find("\n---\n").map_or(text.len(), |at| at + 5);
+        write(
+            &edited,
+            &format!(
+                "{}# Skill 0, edit {i}\n\nNew body.\n",
+                &text[..frontmatter_end]
+            ),
+        )?;
+        std::thread::sleep(options.window * 3 + Duration::from_millis(20));
+        while rx.try_recv().is_ok() {}
+        let now = registry.snapshot();
+        if now.skills != last.skills || now.diagnostics != last.diagnostics {
+            body_edit_changes += 1;
+        }
+        last = now;
+    }
+    Ok(LatencyReport {
+        window: options.window,
+        polling: matches!(options.mode, crate::watcher::WatchMode::Poll(_)),
+        operations: vec![
+            ("create", create),
+            ("description", describe),
+            ("rename", rename),
+            ("delete", delete),
+        ],
+        body_edits: options.reps,
+        body_edit_changes,
+    })
+}

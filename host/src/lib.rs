@@ -34,10 +34,11 @@ pub mod registry;
 pub mod roots;
 pub mod sandbox;
 pub mod validate;
+pub mod watcher;
 
 pub use error::Error;
 pub use model::{Catalog, Diagnostic, Severity, Skill, SkillDocument};
-pub use provider::{Provider, ProviderSpec};
+pub use provider::{Provider, ProviderSpec, Scope};
 pub use registry::Registry;
 
 use boundary::Caps;
@@ -87,11 +88,22 @@ impl Runtime {
         Ok(self.local.get_or_init(|| loaded).clone())
     }
 
-    /// A local filesystem provider for one root, with default limits.
+    /// A local filesystem provider for one root (user scope), with default
+    /// limits.
     pub fn local_provider(&self, root: impl Into<PathBuf>) -> Result<Arc<Provider>, Error> {
+        self.local_provider_in(root, Scope::User)
+    }
+
+    /// A local filesystem provider for one root in the given scope.
+    pub fn local_provider_in(
+        &self,
+        root: impl Into<PathBuf>,
+        scope: Scope,
+    ) -> Result<Arc<Provider>, Error> {
         let root = capabilities::absolute(&root.into());
         Ok(self.provider(ProviderSpec {
             id: format!("local:{}", root.display()),
+            scope,
             component: self.local_component()?,
             roots: vec![root],
             settings: Vec::new(),
@@ -113,6 +125,20 @@ impl Runtime {
         let registry = Registry::new();
         for root in roots {
             registry.add(self.local_provider(root.as_ref())?);
+        }
+        Ok(registry)
+    }
+
+    /// A registry over the usual roots ([`roots::default_roots`]): the
+    /// project's (watched within a bounded set) before the user's.
+    pub fn registry_for_default_roots(
+        &self,
+        cwd: &std::path::Path,
+        home: Option<&std::path::Path>,
+    ) -> Result<Registry, Error> {
+        let registry = Registry::new();
+        for (root, scope) in roots::default_roots(cwd, home) {
+            registry.add(self.local_provider_in(root, scope)?);
         }
         Ok(registry)
     }

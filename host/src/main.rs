@@ -2,12 +2,15 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
-use skillhost::bench::{self, BenchOptions};
+use skillhost::bench::{self, BenchOptions, LatencyOptions};
 use skillhost::model::Catalog;
-use skillhost::{Runtime, roots, validate};
+use skillhost::watcher::{WatchMode, WatchOptions};
+use skillhost::{Registry, Runtime, validate};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// Serve agent skills from sandboxed WebAssembly providers.
 #[derive(Parser)]
@@ -49,7 +52,26 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Time the sandboxed provider against a native scan with the same parser.
+    /// Print the catalog, then again each time it changes (until interrupted).
+    Watch {
+        /// A skills root, highest precedence first.
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+        /// Print each catalog as one line of JSON.
+        #[arg(long)]
+        json: bool,
+        /// Poll the folders instead of using the operating system's events.
+        #[arg(long)]
+        poll: bool,
+        /// Polling interval in milliseconds.
+        #[arg(long, default_value_t = 200, value_name = "MS")]
+        poll_interval: u64,
+        /// How long a burst of changes must be quiet before it counts, in milliseconds.
+        #[arg(long, default_value_t = 10, value_name = "MS")]
+        window: u64,
+    },
+    /// Time the sandboxed provider against a native scan with the same parser,
+    /// or (with --latency) how fast a file change reaches the catalog.
     Bench {
         /// Skills in the generated tree.
         #[arg(long, default_value_t = 1000)]
@@ -57,6 +79,15 @@ enum Command {
         /// Timed rounds.
         #[arg(long, default_value_t = 21)]
         rounds: usize,
+        /// Measure change-to-catalog latency instead.
+        #[arg(long)]
+        latency: bool,
+        /// Repetitions of each operation for --latency.
+        #[arg(long, default_value_t = 50)]
+        reps: usize,
+        /// Use polling instead of native events for --latency.
+        #[arg(long)]
+        poll: bool,
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,
@@ -95,12 +126,13 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn roots_or_default(roots: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+/// A registry over the given roots, or over the usual ones.
+fn registry(runtime: &Runtime, roots: &[PathBuf]) -> Result<Registry> {
     if !roots.is_empty() {
-        return Ok(roots);
+        return Ok(runtime.registry_for_roots(roots)?);
     }
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
-    Ok(roots::default_roots(&cwd, std::env::home_dir().as_deref()))
+    Ok(runtime.registry_for_default_roots(&cwd, std::env::home_dir().as_deref())?)
 }
 
 fn print_json(value: &serde_json::Value) -> Result<()> {
@@ -114,8 +146,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let runtime = Runtime::new().context("cannot start the sandbox")?;
     match cli.command {
         Command::Catalog { roots, json } => {
-            let registry = runtime.registry_for_roots(&roots_or_default(roots)?)?;
-            let catalog = registry.snapshot();
+            let catalog = registry(&runtime, &roots)?.snapshot();
             if json {
                 print_json(&catalog.to_json())?;
             } else {
@@ -124,8 +155,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Load { name, roots, json } => {
-            let registry = runtime.registry_for_roots(&roots_or_default(roots)?)?;
-            let doc = registry.load(&name)?;
+            let doc = registry(&runtime, &roots)?.load(&name)?;
             if json {
                 print_json(&doc.to_json())?;
             } else {
@@ -159,10 +189,55 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Watch {
+            roots,
+            json,
+            poll,
+            poll_interval,
+            window,
+        } => {
+            let mode = if poll {
+                WatchMode::Poll(Duration::from_millis(poll_interval.max(1)))
+            } else {
+                WatchMode::Native
+            };
+            let options = WatchOptions {
+                mode,
+                window: Duration::from_millis(window),
+                ..WatchOptions::default()
+            };
+            watch(&registry(&runtime, &roots)?, options, json)
+        }
+        Command::Bench {
+            latency: true,
+            reps,
+            poll,
+            json,
+            ..
+        } => {
+            let mode = if poll {
+                WatchMode::Poll(Duration::from_millis(50))
+            } else {
+                WatchMode::Native
+            };
+            let options = LatencyOptions {
+                reps: reps.max(1),
+                mode,
+                ..LatencyOptions::default()
+            };
+            let report = bench::latency(&runtime, options)?;
+            if json {
+                print_json(&report.to_json())?;
+            } else {
+                print!("{}", report.render());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Bench {
             skills,
             rounds,
             json,
+            ..
         } => {
             let report = bench::run(
                 &runtime,
@@ -181,8 +256,53 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// Prints the catalog now and after every change that alters it. Runs until
+/// interrupted or until the reader goes away.
+fn watch(registry: &Registry, options: WatchOptions, json: bool) -> Result<ExitCode> {
+    registry.watch(options)?;
+    let (tx, rx) = mpsc::channel();
+    let _subscription = registry.subscribe(move || {
+        let _ = tx.send(());
+    });
+    let mut last: Option<String> = None;
+    loop {
+        let catalog = registry.snapshot();
+        let rendered = if json {
+            let mut line = serde_json::to_string(&catalog.to_json())?;
+            line.push('\n');
+            line
+        } else {
+            render_catalog(&catalog) + "\n"
+        };
+        if last.as_ref() != Some(&rendered) {
+            let mut out = std::io::stdout().lock();
+            out.write_all(rendered.as_bytes())?;
+            out.flush()?;
+            last = Some(rendered);
+        }
+        // An incomplete catalog is asked again soon: its sources are retried.
+        let wait = if catalog.complete {
+            Duration::from_secs(3600)
+        } else {
+            Duration::from_millis(500)
+        };
+        match rx.recv_timeout(wait) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => while rx.try_recv().is_ok() {},
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(ExitCode::SUCCESS),
+        }
+    }
+}
+
 fn print_catalog(catalog: &Catalog) -> Result<()> {
     let mut out = std::io::stdout().lock();
+    out.write_all(render_catalog(catalog).as_bytes())?;
+    Ok(())
+}
+
+/// The human-readable catalog: one line per skill, then diagnostics.
+fn render_catalog(catalog: &Catalog) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     let width = catalog
         .skills
         .iter()
@@ -192,15 +312,15 @@ fn print_catalog(catalog: &Catalog) -> Result<()> {
     for skill in &catalog.skills {
         let description = skill.description().unwrap_or("(no description)");
         let first_line = description.lines().next().unwrap_or_default();
-        writeln!(out, "{:width$}  {first_line}", skill.name())?;
+        let _ = writeln!(out, "{:width$}  {first_line}", skill.name());
     }
     if !catalog.diagnostics.is_empty() {
-        writeln!(out)?;
+        out.push('\n');
         for d in &catalog.diagnostics {
-            writeln!(out, "{d}")?;
+            let _ = writeln!(out, "{d}");
         }
     }
-    writeln!(
+    let _ = writeln!(
         out,
         "\n{} skill(s){}",
         catalog.skills.len(),
@@ -209,6 +329,6 @@ fn print_catalog(catalog: &Catalog) -> Result<()> {
         } else {
             " (incomplete: some sources could not be read; showing their last complete view)"
         }
-    )?;
-    Ok(())
+    );
+    out
 }

@@ -13,11 +13,27 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+/// Where a provider's skills come from, for precedence and watching.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A project's own skills (`.agents/skills` in the working folder): its
+    /// watches are among the bounded set evicted least-recently-observed.
+    Project,
+    /// The user's skills, or roots named explicitly.
+    User,
+    /// Skills compiled into a provider.
+    Bundled,
+    /// Skills served over the network.
+    Remote,
+}
+
 /// Everything needed to run one provider.
 #[derive(Clone)]
 pub struct ProviderSpec {
     /// Unique id in the registry (e.g. `local:/home/me/.claude/skills`).
     pub id: String,
+    /// Where its skills come from.
+    pub scope: Scope,
     /// The compiled component.
     pub component: Arc<LoadedComponent>,
     /// Roots granted read-only, highest precedence first.
@@ -48,6 +64,7 @@ pub enum ChangeKind {
 pub struct ProviderStats {
     snapshots: AtomicU64,
     instantiations: AtomicU64,
+    last_received: AtomicU64,
 }
 
 impl ProviderStats {
@@ -59,6 +76,12 @@ impl ProviderStats {
     /// How many instances were started.
     pub fn instantiations(&self) -> u64 {
         self.instantiations.load(Ordering::Relaxed)
+    }
+
+    /// How many skill entries crossed the boundary in the last observation
+    /// (all of them for a complete one, only the changes for a delta).
+    pub fn last_received(&self) -> u64 {
+        self.last_received.load(Ordering::Relaxed)
     }
 }
 
@@ -85,6 +108,7 @@ pub struct Provider {
     held: Mutex<Held>,
     last_complete: Mutex<Option<Arc<ProviderObservation>>>,
     view: Mutex<Option<Arc<ProviderObservation>>>,
+    last_targets: Mutex<Vec<(String, PathBuf, u32)>>,
     stats: ProviderStats,
 }
 
@@ -106,6 +130,7 @@ impl Provider {
             held: Mutex::new(Held::default()),
             last_complete: Mutex::new(None),
             view: Mutex::new(None),
+            last_targets: Mutex::new(Vec::new()),
             stats: ProviderStats::default(),
         })
     }
@@ -118,6 +143,11 @@ impl Provider {
     /// The roots it was granted.
     pub fn roots(&self) -> &[PathBuf] {
         &self.spec.roots
+    }
+
+    /// Where its skills come from.
+    pub fn scope(&self) -> Scope {
+        self.spec.scope
     }
 
     /// Call counters.
@@ -158,7 +188,10 @@ impl Provider {
     ) -> Result<(R, Arc<Grants>), Fault> {
         let mut slot = lock(&self.instance);
         if slot.as_ref().is_some_and(|i| !i.grants().is_current()) {
+            // A root appeared or vanished: grant again. What the host holds
+            // came from the old grant, so the provider must be asked anew.
             *slot = None;
+            self.signals.mark_stale();
         }
         if slot.is_none() {
             let grants = Arc::new(Grants::for_roots(&self.spec.roots));
@@ -285,6 +318,9 @@ impl Provider {
                 };
             }
         }
+        self.stats
+            .last_received
+            .store(obs.skills.len() as u64, Ordering::Relaxed);
         let mut overflow = 0usize;
         for entry in obs.skills {
             if held.skills.len() >= caps.max_skills && !held.skills.contains_key(&entry.path) {
@@ -475,5 +511,27 @@ impl Provider {
             .as_ref()
             .map(|i| i.watches().clone())
             .unwrap_or_default()
+    }
+
+    /// The folders to watch for it, as (guest path, host path, depth): the
+    /// live instance's requests, or the last known ones while it restarts.
+    pub fn watch_targets(&self) -> Vec<(String, PathBuf, u32)> {
+        let slot = lock(&self.instance);
+        let Some(instance) = slot.as_ref() else {
+            return lock(&self.last_targets).clone();
+        };
+        let targets: Vec<(String, PathBuf, u32)> = instance
+            .watches()
+            .iter()
+            .filter_map(|(guest, request)| {
+                Some((
+                    guest.clone(),
+                    instance.grants().to_host(guest)?,
+                    request.depth,
+                ))
+            })
+            .collect();
+        *lock(&self.last_targets) = targets.clone();
+        targets
     }
 }

@@ -1,37 +1,149 @@
 //! The registry: providers in precedence order, the merged catalog with its
-//! completeness bit, exact per-provider invalidation (SPEC C1–C3, B6).
+//! completeness bit, exact per-provider invalidation, change listeners, and
+//! the host watcher that serves its providers (SPEC C1–C6, D5, B6).
 
 use crate::boundary::ProviderObservation;
 use crate::error::Error;
 use crate::model::{Catalog, Diagnostic, SkillDocument, SkillResource};
-use crate::provider::Provider;
+use crate::provider::{Provider, Scope};
+use crate::watcher::{WatchOptions, Watcher};
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
 /// How many times discovery is repeated when a provider or the registry
 /// changes while it runs, before a possibly stale result is returned.
 pub const MAX_DISCOVERY_RETRIES: usize = 3;
 
-/// Providers in precedence order (first wins) and the catalog they make.
+type Listener = Arc<dyn Fn() + Send + Sync>;
+
 #[derive(Default)]
+struct Listeners {
+    next: AtomicU64,
+    entries: Mutex<Vec<(u64, Listener)>>,
+}
+
+/// Keeps a change listener registered; dropping it unsubscribes.
+pub struct Subscription {
+    id: u64,
+    listeners: Weak<Listeners>,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if let Some(listeners) = self.listeners.upgrade() {
+            lock(&listeners.entries).retain(|(id, _)| *id != self.id);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Providers in precedence order (first wins) and the catalog they make.
 pub struct Registry {
     providers: RwLock<Vec<Arc<Provider>>>,
     generation: AtomicU64,
     cached: Mutex<Option<(u64, Arc<Catalog>)>>,
+    listeners: Arc<Listeners>,
+    notify: Mutex<Option<Sender<()>>>,
+    watcher: Mutex<Option<Arc<Watcher>>>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::new()
+    }
 }
 
 impl Registry {
-    /// An empty registry.
+    /// An empty registry, with its notifier thread.
     pub fn new() -> Self {
-        Registry::default()
+        let listeners = Arc::new(Listeners::default());
+        let (tx, rx) = mpsc::channel::<()>();
+        let weak = Arc::downgrade(&listeners);
+        // Listeners run here, never inside a provider call, one burst of
+        // changes at a time; one that panics does not stop the others.
+        let spawned = std::thread::Builder::new()
+            .name("skillhost-notify".into())
+            .spawn(move || {
+                while rx.recv().is_ok() {
+                    while rx.try_recv().is_ok() {}
+                    let Some(listeners) = weak.upgrade() else {
+                        return;
+                    };
+                    let current: Vec<Listener> = lock(&listeners.entries)
+                        .iter()
+                        .map(|(_, l)| l.clone())
+                        .collect();
+                    for listener in current {
+                        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener()))
+                            .is_err()
+                        {
+                            tracing::warn!("a change listener panicked; the others still run");
+                        }
+                    }
+                }
+            });
+        let notify = match spawned {
+            Ok(_) => Some(tx),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot start the change notifier; listeners will not be called");
+                None
+            }
+        };
+        Registry {
+            providers: RwLock::new(Vec::new()),
+            generation: AtomicU64::new(0),
+            cached: Mutex::new(None),
+            listeners,
+            notify: Mutex::new(notify),
+            watcher: Mutex::new(None),
+        }
+    }
+
+    /// Calls `listener` (with no details: fetch a snapshot, SPEC C6) after
+    /// providers change, until the returned subscription is dropped.
+    pub fn subscribe(&self, listener: impl Fn() + Send + Sync + 'static) -> Subscription {
+        let id = self.listeners.next.fetch_add(1, Ordering::Relaxed);
+        lock(&self.listeners.entries).push((id, Arc::new(listener)));
+        Subscription {
+            id,
+            listeners: Arc::downgrade(&self.listeners),
+        }
+    }
+
+    /// Starts watching on behalf of the providers, with a watcher of its
+    /// own: from now on every snapshot also keeps their watches in step with
+    /// their requests.
+    pub fn watch(&self, options: WatchOptions) -> Result<(), Error> {
+        self.watch_with(Arc::new(Watcher::start(options)?));
+        Ok(())
+    }
+
+    /// Watches through a watcher shared with other registries (one per
+    /// project, say), so the bound on project watchers holds across them.
+    pub fn watch_with(&self, watcher: Arc<Watcher>) {
+        if let Some(old) = lock(&self.watcher).replace(watcher) {
+            for provider in self.providers() {
+                old.forget(&provider);
+            }
+        }
+    }
+
+    /// The watcher, when watching.
+    pub fn watcher(&self) -> Option<Arc<Watcher>> {
+        lock(&self.watcher).clone()
     }
 
     /// Adds a provider below every provider already registered.
     pub fn add(&self, provider: Arc<Provider>) {
+        provider.signals().set_notify(lock(&self.notify).clone());
         self.write().push(provider);
-        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.changed();
     }
 
     /// Removes and disposes the provider with this id; its late callbacks do
@@ -42,9 +154,19 @@ impl Registry {
             let index = providers.iter().position(|p| p.id() == id)?;
             providers.remove(index)
         };
+        if let Some(watcher) = self.watcher() {
+            watcher.forget(&removed);
+        }
         removed.dispose();
-        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.changed();
         Some(removed)
+    }
+
+    fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        if let Some(tx) = lock(&self.notify).as_ref() {
+            let _ = tx.send(());
+        }
     }
 
     /// The providers, highest precedence first.
@@ -79,18 +201,43 @@ impl Registry {
         }
     }
 
+    /// Tells the providers whose roots hold `paths` that the agent itself
+    /// wrote them (SPEC D5): each re-reads what matters before this returns,
+    /// so the next snapshot sees the change without waiting for OS events.
+    pub fn observe_paths(&self, paths: &[PathBuf]) -> Result<(), Error> {
+        let paths: Vec<PathBuf> = paths.iter().map(|p| canonical_or_lexical(p)).collect();
+        for provider in self.providers() {
+            let mine: Vec<PathBuf> = paths
+                .iter()
+                .filter(|p| {
+                    provider
+                        .roots()
+                        .iter()
+                        .any(|r| p.starts_with(canonical_or_lexical(r)))
+                })
+                .cloned()
+                .collect();
+            if !mine.is_empty() {
+                provider.observe(&mine)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The merged catalog. Only dirty providers are asked again; a complete
     /// result is cached until some provider is invalidated (SPEC C1, C2).
+    /// A provider invalidated while discovery runs makes it run again
+    /// (bounded, SPEC C3).
     pub fn snapshot(&self) -> Arc<Catalog> {
         let generation = self.generation.load(Ordering::Acquire);
         let providers = self.providers();
-        if let Some((cached_generation, catalog)) = self
-            .cached
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        let watcher = self.watcher();
+        if let Some((cached_generation, catalog)) = lock(&self.cached).clone()
             && cached_generation == generation
             && providers.iter().all(|p| !p.signals().is_dirty())
+            && watcher
+                .as_ref()
+                .is_none_or(|w| providers.iter().all(|p| w.touch(p)))
         {
             return catalog;
         }
@@ -102,7 +249,7 @@ impl Registry {
             let views: Vec<Arc<ProviderObservation>> = providers
                 .iter()
                 .map(|p| {
-                    let (view, changed) = p.view();
+                    let (view, changed) = observe(p, watcher.as_deref());
                     settled &= !changed;
                     view
                 })
@@ -113,8 +260,7 @@ impl Registry {
                 catalog.complete &= settled;
                 let catalog = Arc::new(catalog);
                 if catalog.complete {
-                    *self.cached.lock().unwrap_or_else(|p| p.into_inner()) =
-                        Some((generation, catalog.clone()));
+                    *lock(&self.cached) = Some((generation, catalog.clone()));
                 }
                 return catalog;
             }
@@ -164,13 +310,20 @@ impl Registry {
         provider.read_resource(&name, path)
     }
 
-    /// Disposes every provider.
+    /// Disposes every provider and closes every watcher; late events and
+    /// callbacks do nothing.
     pub fn dispose(&self) {
+        let watcher = lock(&self.watcher).take();
         let providers = std::mem::take(&mut *self.write());
         for p in providers {
+            if let Some(watcher) = &watcher {
+                watcher.forget(&p);
+            }
             p.dispose();
         }
         self.generation.fetch_add(1, Ordering::AcqRel);
+        *lock(&self.notify) = None;
+        *lock(&self.cached) = None;
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<Arc<Provider>>> {
@@ -179,6 +332,63 @@ impl Registry {
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Arc<Provider>>> {
         self.providers.write().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        self.dispose();
+    }
+}
+
+/// One provider's view, with its watches kept in step. A provider whose
+/// watches had been evicted rescans (changes may have been missed); one
+/// whose watching failed is incomplete until it recovers (SPEC D6).
+fn observe(
+    provider: &Arc<Provider>,
+    watcher: Option<&Watcher>,
+) -> (Arc<ProviderObservation>, bool) {
+    let (mut view, mut changed) = provider.view();
+    let Some(watcher) = watcher else {
+        return (view, changed);
+    };
+    if watcher.observe(provider, provider.scope() == Scope::Project) {
+        provider.invalidate();
+        (view, changed) = provider.view();
+    }
+    if let Some(reason) = watcher.failure(provider) {
+        let mut diagnostics = view.diagnostics.clone();
+        diagnostics.push(
+            Diagnostic::error(
+                provider
+                    .roots()
+                    .first()
+                    .map_or_else(|| provider.id().to_string(), |r| r.display().to_string()),
+                format!("changes may be missed: {reason}"),
+            )
+            .from_source(provider.id()),
+        );
+        view = Arc::new(ProviderObservation {
+            skills: view.skills.clone(),
+            diagnostics,
+            complete: false,
+        });
+    }
+    (view, changed)
+}
+
+/// `path` with symlinks resolved where it exists (its parent otherwise), so
+/// it compares with the canonical roots the grants use.
+fn canonical_or_lexical(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let absolute = crate::capabilities::absolute(path);
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(parent), Some(name)) => {
+            std::fs::canonicalize(parent).map_or(absolute.clone(), |p| p.join(name))
+        }
+        _ => absolute,
     }
 }
 

@@ -1,18 +1,23 @@
 //! The usual skill roots, in precedence order: project before user.
 
+use crate::provider::Scope;
 use std::path::{Path, PathBuf};
 
 /// The folder names searched, in order, under the project and the home folder.
 pub const ROOT_NAMES: [&str; 2] = [".agents/skills", ".claude/skills"];
 
-/// `.agents/skills` and `.claude/skills` under `cwd`, then under `home`.
-pub fn default_roots(cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = ROOT_NAMES.iter().map(|n| cwd.join(n)).collect();
+/// `.agents/skills` and `.claude/skills` under `cwd` (project scope), then
+/// under `home` (user scope).
+pub fn default_roots(cwd: &Path, home: Option<&Path>) -> Vec<(PathBuf, Scope)> {
+    let mut roots: Vec<(PathBuf, Scope)> = ROOT_NAMES
+        .iter()
+        .map(|n| (cwd.join(n), Scope::Project))
+        .collect();
     if let Some(home) = home {
         for name in ROOT_NAMES {
             let root = home.join(name);
-            if !roots.contains(&root) {
-                roots.push(root);
+            if !roots.iter().any(|(r, _)| *r == root) {
+                roots.push((root, Scope::User));
             }
         }
     }
@@ -29,12 +34,11 @@ mod tests {
         assert_eq!(
             roots,
             [
-                "/p/.agents/skills",
-                "/p/.claude/skills",
-                "/h/.agents/skills",
-                "/h/.claude/skills"
+                ("/p/.agents/skills".into(), Scope::Project),
+                ("/p/.claude/skills".into(), Scope::Project),
+                ("/h/.agents/skills".into(), Scope::User),
+                ("/h/.claude/skills".into(), Scope::User),
             ]
-            .map(PathBuf::from)
         );
     }
 

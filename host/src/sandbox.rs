@@ -8,8 +8,9 @@ use crate::capabilities::Grants;
 use crate::engine::{LoadedComponent, SandboxEngine};
 use crate::files::Mounts;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use wasmtime::component::ResourceTable;
 use wasmtime::{ResourceLimiter, Store, UpdateDeadline};
@@ -91,6 +92,7 @@ pub struct ProviderSignals {
     generation: AtomicU64,
     live_instance: AtomicU64,
     disposed: AtomicBool,
+    notify: Mutex<Option<Sender<()>>>,
 }
 
 static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(1);
@@ -105,6 +107,7 @@ impl ProviderSignals {
             generation: AtomicU64::new(0),
             live_instance: AtomicU64::new(0),
             disposed: AtomicBool::new(false),
+            notify: Mutex::new(None),
         })
     }
 
@@ -131,11 +134,32 @@ impl ProviderSignals {
         }
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.dirty.store(true, Ordering::Release);
+        // Only a message: listeners run on the registry's notifier thread,
+        // never inside a guest call.
+        if let Some(tx) = self
+            .notify
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            let _ = tx.send(());
+        }
+    }
+
+    /// Where change notifications go (the registry's notifier), or nowhere.
+    pub fn set_notify(&self, tx: Option<Sender<()>>) {
+        *self.notify.lock().unwrap_or_else(|p| p.into_inner()) = tx;
     }
 
     /// Whether the provider must be asked again.
     pub fn is_dirty(&self) -> bool {
         self.dirty.load(Ordering::Acquire)
+    }
+
+    /// Marks the provider dirty because its instance was replaced (the
+    /// host's view of it is stale), without asking for a blind rescan.
+    pub fn mark_stale(&self) {
+        self.changed();
     }
 
     /// Keeps the provider dirty without counting an invalidation: an
@@ -161,6 +185,7 @@ impl ProviderSignals {
     pub fn dispose(&self) {
         self.disposed.store(true, Ordering::Release);
         self.live_instance.store(0, Ordering::Release);
+        self.set_notify(None);
     }
 
     fn invalidate_from(&self, instance: u64) {

@@ -288,6 +288,9 @@ mod tests {
         assert_eq!(name_problems("a--b", "a--b").len(), 1);
         assert_eq!(name_problems("a", "b").len(), 1);
         assert_eq!(name_problems(&"a".repeat(65), &"a".repeat(65)).len(), 1);
-        assert_eq!(name_problems("", "").len(), 2);
+        assert_eq!(
+            name_problems("", ""),
+            ["has 0 characters; it must have 1 to 64"]
+        );
     }
 }

@@ -71,6 +71,7 @@ pub fn provider_of(
 ) -> Arc<Provider> {
     runtime.provider(ProviderSpec {
         id: id.to_string(),
+        scope: skillhost::Scope::User,
         component,
         roots,
         settings: settings

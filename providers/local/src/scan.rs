@@ -172,7 +172,9 @@ impl Catalog {
                 Some((name, inner)) => (name, Some(inner)),
                 None => (rest, None),
             };
-            if inner.is_none() {
+            let known = root.entries.contains_key(name);
+            if inner.is_none() || !known {
+                // A new entry may have appeared: list the root again.
                 root.listing_suspect = true;
             }
             if matches!(inner, None | Some(SKILL_FILE))

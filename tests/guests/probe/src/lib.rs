@@ -5,7 +5,9 @@
 //! message starts with `allowed` or `denied`. Settings make exports
 //! misbehave on purpose: `loop = <export>` spins forever in that export,
 //! `trap = <export>` panics in it, `fail-if-exists = <file>` makes
-//! `snapshot` panic while that file exists in the first root.
+//! `snapshot` panic while that file exists in the first root, and
+//! `invalidate-during-snapshot = <n>` makes the first n snapshots invalidate
+//! the provider while they run.
 
 use skillhost_guest_sdk::frontmatter::Frontmatter;
 use skillhost_guest_sdk::{
@@ -14,9 +16,11 @@ use skillhost_guest_sdk::{
 };
 use std::hint::black_box;
 
-struct Probe {
+/// The probe's state: its roots, its settings and how many snapshots it took.
+pub struct Probe {
     roots: Vec<String>,
     settings: Vec<(String, String)>,
+    snapshots: u32,
 }
 
 impl Probe {
@@ -61,11 +65,21 @@ impl Provider for Probe {
         Ok(Probe {
             roots: config.roots,
             settings: config.settings,
+            snapshots: 0,
         })
     }
 
     fn snapshot(&mut self, _request: SnapshotRequest) -> Observation {
         Probe::misbehave(&self.settings, "snapshot");
+        self.snapshots += 1;
+        let restless: u32 = self
+            .setting("invalidate-during-snapshot")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        if self.snapshots <= restless {
+            // As if a change arrived while discovery was running.
+            skillhost_guest_sdk::host::invalidate_provider();
+        }
         let root = self.roots.first().cloned().unwrap_or_default();
         if let Some(flag) = self.setting("fail-if-exists")
             && std::fs::metadata(format!("{root}/{flag}")).is_ok()
