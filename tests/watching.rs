@@ -433,3 +433,38 @@ fn a_new_bundle_folder_is_watched_for_its_skill_file() {
     .unwrap();
     live.until("a SKILL.md written after its folder", named("slow"));
 }
+
+#[test]
+fn write_stability_waits_for_a_file_written_in_steps() {
+    let (_dir, root) = root();
+    write(
+        &root,
+        "steady/SKILL.md",
+        skill_md("steady", "v1").as_bytes(),
+    );
+    let options = WatchOptions {
+        stability: Some(Duration::from_millis(300)),
+        ..WatchOptions::default()
+    };
+    let live = live(std::slice::from_ref(&root), options);
+    let provider = live.registry.providers()[0].clone();
+    let watcher = live.registry.watcher().unwrap();
+    let delivered = watcher.deliveries(&provider);
+    // A writer that saves in two steps, 100 ms apart: half a file, then all.
+    let full = skill_md("steady", "v2 written in two steps");
+    std::fs::write(root.join("steady/SKILL.md"), &full[..full.len() / 2]).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    std::fs::write(root.join("steady/SKILL.md"), &full).unwrap();
+    live.until("the file once it is stable", |c| {
+        c.get("steady").and_then(|s| s.description()) == Some("v2 written in two steps")
+    });
+    assert_eq!(
+        watcher.deliveries(&provider),
+        delivered + 1,
+        "one delivery, after the last step"
+    );
+    assert!(
+        live.registry.snapshot().diagnostics.is_empty(),
+        "the half-written file was never parsed"
+    );
+}

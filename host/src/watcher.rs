@@ -738,8 +738,10 @@ impl State {
         *count -= 1;
         if *count == 0 {
             self.installed.remove(path);
-            if let Some(backend) = self.backend.as_mut() {
-                // The folder may be gone already; the watch went with it.
+            // A folder that is gone took its watch with it.
+            if let Some(backend) = self.backend.as_mut()
+                && path.exists()
+            {
                 let _ = backend.unwatch(path);
             }
         }

@@ -315,3 +315,73 @@ fn a_reader_that_stops_early_is_not_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn watch_prints_the_catalog_again_only_when_it_changes() {
+    use std::io::{BufRead, BufReader};
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let skill = |name: &str, description: &str, body: &str| {
+        std::fs::create_dir_all(root.path().join(name)).unwrap();
+        std::fs::write(
+            root.path().join(name).join("SKILL.md"),
+            format!("---\ndescription: {description}\n---\n{body}\n"),
+        )
+        .unwrap();
+    };
+    skill("first", "Already there", "body");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillhost"))
+        .args(["watch", "--json", "--root", root.path().to_str().unwrap()])
+        .env("HOME", home.path())
+        .env(
+            "SKILLHOST_CACHE_DIR",
+            workspace().join("target/test-compile-cache"),
+        )
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let next = |what: &str| -> serde_json::Value {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no catalog line for {what}"));
+        serde_json::from_str(&line).unwrap()
+    };
+    let names = |catalog: &serde_json::Value| -> Vec<String> {
+        catalog["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&next("the start")), ["first"]);
+    skill("second", "Added while watching", "body");
+    assert_eq!(names(&next("a new skill")), ["first", "second"]);
+    skill("second", "Added while watching", "only the body changed");
+    assert!(
+        rx.recv_timeout(std::time::Duration::from_millis(500))
+            .is_err(),
+        "a body-only edit prints nothing"
+    );
+    skill("second", "Reworded", "body");
+    let catalog = next("a description change");
+    let second = catalog["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "second")
+        .unwrap();
+    assert_eq!(second["description"], "Reworded");
+    child.kill().unwrap();
+    let _ = child.wait();
+}
