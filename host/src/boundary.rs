@@ -132,6 +132,7 @@ pub fn skill(
     })?;
     Ok(Skill {
         source: source.to_string(),
+        scope: crate::model::Scope::User,
         path,
         base,
         frontmatter: frontmatter(entry.frontmatter, caps)?,

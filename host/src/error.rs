@@ -35,6 +35,14 @@ pub enum Error {
         /// The names that exist, comma-separated (or "none").
         available: String,
     },
+    /// The skill exists but may not be invoked this way.
+    #[error("skill {skill:?} refused: {reason}")]
+    Refused {
+        /// The skill's name.
+        skill: String,
+        /// Why.
+        reason: String,
+    },
     /// A provider call failed inside the sandbox.
     #[error("provider {provider} failed ({fault})")]
     Fault {

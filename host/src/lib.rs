@@ -18,6 +18,7 @@
 //! # Ok::<(), skillhost::Error>(())
 //! ```
 
+pub mod activation;
 pub mod bench;
 mod bindings;
 pub mod boundary;
@@ -28,11 +29,15 @@ pub mod engine;
 pub mod error;
 pub mod files;
 mod host_api;
+pub mod inject;
+pub mod invoke;
 pub mod model;
 pub mod provider;
 pub mod registry;
+pub mod render;
 pub mod roots;
 pub mod sandbox;
+pub mod session_log;
 pub mod validate;
 pub mod watcher;
 

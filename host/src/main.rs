@@ -3,9 +3,12 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use skillhost::bench::{self, BenchOptions, LatencyOptions};
+use skillhost::inject::Injector;
 use skillhost::model::Catalog;
+use skillhost::render::RenderOptions;
+use skillhost::session_log::{JsonlLog, MemoryLog, SessionLog};
 use skillhost::watcher::{WatchMode, WatchOptions};
-use skillhost::{Registry, Runtime, validate};
+use skillhost::{Registry, Runtime, Scope, activation, invoke, validate};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,6 +55,63 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Append the catalog to an agent's session log (JSONL) if the model's
+    /// view changed; print published, unchanged, tombstone, kept-incomplete
+    /// or none.
+    Inject {
+        /// The session log (one JSON object per line).
+        #[arg(long, value_name = "FILE")]
+        session: PathBuf,
+        /// A skills root, highest precedence first.
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+        /// Full replacement (default) or only skills the agent was not told about.
+        #[arg(long, value_enum, default_value_t = Mode::Replace)]
+        mode: Mode,
+        /// The agent, for delta mode.
+        #[arg(long, value_name = "ID", default_value = "main")]
+        agent: String,
+    },
+    /// Record files the agent touched; print the reminder naming skills that
+    /// became available, if any.
+    Touch {
+        /// The session log.
+        #[arg(long, value_name = "FILE")]
+        session: PathBuf,
+        /// The agent's working folder (paths are matched relative to it).
+        #[arg(long, value_name = "DIR")]
+        cwd: PathBuf,
+        /// The files touched.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// A skills root, highest precedence first (default: the usual roots of --cwd).
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+    },
+    /// Expand a skill for the user or the model: the text (inline) or the
+    /// fork plan. A refusal exits 1 and says why.
+    Invoke {
+        /// The skill's name or an alias.
+        name: String,
+        /// Its arguments.
+        #[arg(value_name = "ARG")]
+        args: Vec<String>,
+        /// Who invokes it.
+        #[arg(long = "as", value_enum)]
+        caller: CallerArg,
+        /// The session id for ${SESSION_ID}.
+        #[arg(long, value_name = "ID")]
+        session_id: Option<String>,
+        /// The session log, for skills activated or discovered in it.
+        #[arg(long, value_name = "FILE")]
+        session: Option<PathBuf>,
+        /// A skills root, highest precedence first.
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the catalog, then again each time it changes (until interrupted).
     Watch {
         /// A skills root, highest precedence first.
@@ -82,6 +142,9 @@ enum Command {
         /// Measure change-to-catalog latency instead.
         #[arg(long)]
         latency: bool,
+        /// Measure rendering and the session-log scan instead.
+        #[arg(long, conflicts_with = "latency")]
+        catalog: bool,
         /// Repetitions of each operation for --latency.
         #[arg(long, default_value_t = 50)]
         reps: usize,
@@ -92,6 +155,24 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// How `inject` publishes.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Mode {
+    /// A full replacement whenever the model's view changed.
+    Replace,
+    /// Only skills the agent was not yet told about.
+    Delta,
+}
+
+/// Who invokes a skill.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CallerArg {
+    /// The user, by a slash command.
+    User,
+    /// The model, through the Skill tool.
+    Model,
 }
 
 fn main() -> ExitCode {
@@ -128,11 +209,31 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 /// A registry over the given roots, or over the usual ones.
 fn registry(runtime: &Runtime, roots: &[PathBuf]) -> Result<Registry> {
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    registry_at(runtime, roots, &cwd)
+}
+
+/// A registry over the given roots, or over the usual ones of `cwd`.
+fn registry_at(runtime: &Runtime, roots: &[PathBuf], cwd: &std::path::Path) -> Result<Registry> {
     if !roots.is_empty() {
         return Ok(runtime.registry_for_roots(roots)?);
     }
-    let cwd = std::env::current_dir().context("cannot read the current folder")?;
-    Ok(runtime.registry_for_default_roots(&cwd, std::env::home_dir().as_deref())?)
+    Ok(runtime.registry_for_default_roots(cwd, std::env::home_dir().as_deref())?)
+}
+
+/// The registry of a session: its roots, then the nested roots the session
+/// discovered (lowest precedence).
+fn session_registry(
+    runtime: &Runtime,
+    roots: &[PathBuf],
+    cwd: &std::path::Path,
+    log: &dyn SessionLog,
+) -> Result<Registry> {
+    let registry = registry_at(runtime, roots, cwd)?;
+    for root in activation::discovered_roots(log) {
+        registry.add(runtime.local_provider_in(root, Scope::Project)?);
+    }
+    Ok(registry)
 }
 
 fn print_json(value: &serde_json::Value) -> Result<()> {
@@ -189,6 +290,108 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Inject {
+            session,
+            roots,
+            mode,
+            agent,
+        } => {
+            let mut log = JsonlLog::open(&session)?;
+            let cwd = std::env::current_dir().context("cannot read the current folder")?;
+            let catalog = session_registry(&runtime, &roots, &cwd, &log)?.snapshot();
+            let injector = Injector::default();
+            let outcome = match mode {
+                Mode::Replace => injector.replace(&catalog, &mut log)?,
+                Mode::Delta => injector.delta(&catalog, &agent, &mut log)?,
+            };
+            println!("{}", outcome.as_str());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Touch {
+            session,
+            cwd,
+            paths,
+            roots,
+        } => {
+            let mut log = JsonlLog::open(&session)?;
+            let cwd = std::fs::canonicalize(&cwd)
+                .with_context(|| format!("{}: not a folder", cwd.display()))?;
+            let touched: Vec<PathBuf> = paths
+                .iter()
+                .map(|p| {
+                    let p = if p.is_absolute() {
+                        p.clone()
+                    } else {
+                        cwd.join(p)
+                    };
+                    std::fs::canonicalize(&p).unwrap_or(p)
+                })
+                .collect();
+            let registry = session_registry(&runtime, &roots, &cwd, &log)?;
+            let activation = activation::touch(
+                &runtime,
+                &registry,
+                &cwd,
+                &touched,
+                &mut log,
+                RenderOptions::default(),
+            )?;
+            if let Some(reminder) = activation.reminder {
+                println!("{reminder}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Invoke {
+            name,
+            args,
+            caller,
+            session_id,
+            session,
+            roots,
+            json,
+        } => {
+            let cwd = std::env::current_dir().context("cannot read the current folder")?;
+            let log: Box<dyn SessionLog> = match &session {
+                Some(path) => Box::new(JsonlLog::open(path)?),
+                None => Box::new(MemoryLog::default()),
+            };
+            let registry = session_registry(&runtime, &roots, &cwd, log.as_ref())?;
+            let request = invoke::Request {
+                name: &name,
+                args: &args,
+                caller: match caller {
+                    CallerArg::User => invoke::Caller::User,
+                    CallerArg::Model => invoke::Caller::Model,
+                },
+                session_id: session_id.as_deref().unwrap_or_default(),
+                max_steps: None,
+            };
+            let invocation =
+                match invoke::invoke(&registry, &request, &activation::activated(log.as_ref())) {
+                    Ok(invocation) => invocation,
+                    Err(
+                        e @ (skillhost::Error::Refused { .. }
+                        | skillhost::Error::UnknownSkill { .. }),
+                    ) => {
+                        eprintln!("skillhost: {e}");
+                        return Ok(ExitCode::FAILURE);
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+            match (&invocation, json) {
+                (_, true) | (invoke::Invocation::Fork(_), false) => {
+                    print_json(&invocation.to_json())?
+                }
+                (invoke::Invocation::Inline { text, .. }, false) => {
+                    let mut out = std::io::stdout().lock();
+                    out.write_all(text.as_bytes())?;
+                    if !text.ends_with('\n') {
+                        writeln!(out)?;
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Watch {
             roots,
             json,
@@ -207,6 +410,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ..WatchOptions::default()
             };
             watch(&registry(&runtime, &roots)?, options, json)
+        }
+        Command::Bench {
+            catalog: true,
+            rounds,
+            json,
+            ..
+        } => {
+            let report = bench::catalog(10_000, 100_000, rounds.max(1));
+            if json {
+                print_json(&report.to_json())?;
+            } else {
+                print!("{}", report.render());
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Bench {
             latency: true,

@@ -6,11 +6,27 @@ use skillhost_guest_sdk::frontmatter::{Context, Frontmatter};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// Where a provider's skills come from, for precedence and watching.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A project's own skills (`.agents/skills` in the working folder): its
+    /// watches are among the bounded set evicted least-recently-observed.
+    Project,
+    /// The user's skills, or roots named explicitly.
+    User,
+    /// Skills compiled into a provider.
+    Bundled,
+    /// Skills served over the network.
+    Remote,
+}
+
 /// One skill as the host knows it: validated, with host paths.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skill {
     /// The id of the provider that serves it.
     pub source: String,
+    /// Where that provider's skills come from.
+    pub scope: Scope,
     /// The document on the host (`SKILL.md` or the flat file).
     pub path: PathBuf,
     /// The folder its relative paths resolve against, on the host.
@@ -42,6 +58,15 @@ impl Skill {
         out.insert("name".into(), json!(f.name));
         out.insert("description".into(), json!(f.description));
         out.insert("source".into(), json!(self.source));
+        out.insert(
+            "scope".into(),
+            json!(match self.scope {
+                Scope::Project => "project",
+                Scope::User => "user",
+                Scope::Bundled => "bundled",
+                Scope::Remote => "remote",
+            }),
+        );
         out.insert("path".into(), json!(self.path));
         out.insert("base".into(), json!(self.base));
         out.insert("frontmatter".into(), frontmatter_json(&f.raw));

@@ -13,19 +13,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Where a provider's skills come from, for precedence and watching.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// A project's own skills (`.agents/skills` in the working folder): its
-    /// watches are among the bounded set evicted least-recently-observed.
-    Project,
-    /// The user's skills, or roots named explicitly.
-    User,
-    /// Skills compiled into a provider.
-    Bundled,
-    /// Skills served over the network.
-    Remote,
-}
+pub use crate::model::Scope;
 
 /// Everything needed to run one provider.
 #[derive(Clone)]
@@ -329,7 +317,8 @@ impl Provider {
             }
             let path = entry.path.clone();
             match boundary::skill(entry, grants, self.id(), caps) {
-                Ok(skill) => {
+                Ok(mut skill) => {
+                    skill.scope = self.spec.scope;
                     held.rejected.remove(&path);
                     held.skills.insert(path, Arc::new(skill));
                 }

@@ -20,9 +20,10 @@ pub fn workspace() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// The superpowers corpus shipped beside the project.
+/// The superpowers corpus (obra/superpowers, MIT; see its LICENSE and
+/// COMMIT), vendored so the tests need nothing outside the repository.
 pub fn corpus() -> PathBuf {
-    workspace().join("../shared/corpus/superpowers/skills")
+    workspace().join("tests/corpus/superpowers/skills")
 }
 
 /// The compile cache every test process shares, so components are
