@@ -5,6 +5,6 @@ wasmtime::component::bindgen!({
     world: "skill-provider",
 });
 
-pub use skillhost::provider::files;
-pub use skillhost::provider::host as imports;
-pub use skillhost::provider::types;
+pub use self::skillhost::provider::files;
+pub use self::skillhost::provider::host as imports;
+pub use self::skillhost::provider::types;
