@@ -17,6 +17,54 @@
 //! println!("{}", doc.body);
 //! # Ok::<(), skillhost::Error>(())
 //! ```
+//!
+//! An agent host, at each step, after each file tool, and for each skill call:
+//!
+//! ```no_run
+//! use skillhost::invoke::{self, Caller, ForkPlan, ForkRunner, Invocation, Request};
+//! use skillhost::session_log::JsonlLog;
+//! use skillhost::{Runtime, activation, inject::Injector, render::RenderOptions};
+//! use std::path::PathBuf;
+//!
+//! struct SubAgents;
+//! impl ForkRunner for SubAgents {
+//!     fn run(&mut self, plan: &ForkPlan, tools: &[String]) -> Result<String, String> {
+//!         Ok(format!("ran {} with {tools:?}", plan.skill))
+//!     }
+//! }
+//!
+//! let cwd = std::env::current_dir().unwrap();
+//! let runtime = Runtime::new()?;
+//! let registry = runtime.registry_for_default_roots(&cwd, std::env::home_dir().as_deref())?;
+//! registry.watch(Default::default())?;
+//! let mut log = JsonlLog::open("session.jsonl".as_ref())?;
+//!
+//! // Each step: a full replacement only if the model's view changed.
+//! let outcome = Injector::default().replace(&registry.snapshot(), &mut log)?;
+//! println!("{}", outcome.as_str());
+//!
+//! // After the agent wrote a file: visible at once, and conditional skills activated.
+//! let written = cwd.join("src/ui/Button.tsx");
+//! registry.observe_paths(std::slice::from_ref(&written))?;
+//! let touched = activation::touch(&runtime, &registry, &cwd, &[written], &mut log, RenderOptions::default())?;
+//! let mut tool_result = String::from("wrote src/ui/Button.tsx");
+//! if let Some(reminder) = touched.reminder {
+//!     tool_result.push('\n');
+//!     tool_result.push_str(&reminder);
+//! }
+//!
+//! // The model calls the Skill tool.
+//! let args = vec!["HEAD~1".to_string()];
+//! let request = Request { name: "review", args: &args, caller: Caller::Model, session_id: "s-1", max_steps: None };
+//! match invoke::invoke(&registry, &request, &activation::activated(&log))? {
+//!     Invocation::Inline { text, .. } => println!("{text}"),
+//!     Invocation::Fork(plan) => {
+//!         let tools = ["Read".to_string(), "Bash".to_string(), "Write".to_string()];
+//!         println!("{}", invoke::run_fork(&plan, &tools, &mut SubAgents)?);
+//!     }
+//! }
+//! # Ok::<(), skillhost::Error>(())
+//! ```
 
 pub mod activation;
 pub mod bench;
