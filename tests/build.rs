@@ -7,9 +7,16 @@ fn main() {
     let workspace = Path::new(&manifest_dir)
         .parent()
         .expect("the tests crate lives inside the workspace");
-    let built = skillhost_wasm_build::build_components(workspace, &["skillhost-guest-probe"]);
+    let built = skillhost_wasm_build::build_components(
+        workspace,
+        &["skillhost-guest-probe", "skillhost-guest-hostile"],
+    );
     println!(
         "cargo:rustc-env=SKILLHOST_PROBE_GUEST_WASM={}",
         built[0].display()
+    );
+    println!(
+        "cargo:rustc-env=SKILLHOST_HOSTILE_GUEST_WASM={}",
+        built[1].display()
     );
 }

@@ -135,8 +135,15 @@ fn after_a_deadline_fault_the_provider_is_restarted_and_answers() {
         }
         other => panic!("expected a deadline fault, got {other}"),
     }
+    // The restart waits out a short backoff, then the provider answers.
+    let (waiting, _) = provider.view();
+    assert!(
+        !waiting.complete,
+        "during the backoff the view is incomplete"
+    );
+    std::thread::sleep(Limits::default().restart_initial * 2);
     let (view, _) = provider.view();
-    assert!(view.complete);
+    assert!(view.complete, "{:?}", view.diagnostics);
     assert_eq!(view.skills.len(), 1);
     assert_eq!(
         provider.stats().instantiations(),

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::{self, Thread};
 use std::time::Duration;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::{HasSelf, Linker, Val};
 use wasmtime::{Config, Engine};
 
 /// How often the epoch advances while a provider call is running. Deadlines
@@ -72,6 +72,60 @@ impl SandboxEngine {
         let engine = Engine::new(&config).map_err(Error::engine)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(Error::engine)?;
+        // No environment is granted; a provider that asks gets nothing, and
+        // the attempt is noted for its diagnostics.
+        linker.allow_shadowing(true);
+        linker
+            .instance("wasi:cli/environment@0.2.12")
+            .and_then(|mut environment| {
+                environment.func_wrap(
+                    "get-environment",
+                    |store: wasmtime::StoreContextMut<'_, HostState>, (): ()| {
+                        store
+                            .data()
+                            .refusals
+                            .record("read its environment variables: none are granted".to_string());
+                        Ok((Vec::<(String, String)>::new(),))
+                    },
+                )
+            })
+            .map_err(Error::engine)?;
+        // No network either: creating a socket or resolving a name is
+        // refused before any socket exists, and noted.
+        for (interface, function, what) in [
+            (
+                "wasi:sockets/tcp-create-socket@0.2.12",
+                "create-tcp-socket",
+                "open a TCP socket",
+            ),
+            (
+                "wasi:sockets/udp-create-socket@0.2.12",
+                "create-udp-socket",
+                "open a UDP socket",
+            ),
+            (
+                "wasi:sockets/ip-name-lookup@0.2.12",
+                "resolve-addresses",
+                "resolve a host name",
+            ),
+        ] {
+            linker
+                .instance(interface)
+                .and_then(|mut instance| {
+                    instance.func_new(function, move |store, _ty, _params, results| {
+                        store
+                            .data()
+                            .refusals
+                            .record(format!("tried to {what}: refused, no network is granted"));
+                        results[0] = Val::Result(Err(Some(Box::new(Val::Enum(
+                            "access-denied".to_string(),
+                        )))));
+                        Ok(())
+                    })
+                })
+                .map_err(Error::engine)?;
+        }
+        linker.allow_shadowing(false);
         SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)
             .map_err(Error::engine)?;
         let ticker = Ticker::start(engine.clone())

@@ -69,6 +69,18 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// The configuration file is wrong.
+    #[error("{}:{line}: {key}{}{message}", path.display(), if key.is_empty() { "" } else { ": " })]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line.
+        line: usize,
+        /// The key concerned (empty when the file as a whole is wrong).
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The benchmark saw a wrong result (the timing would be meaningless).
     #[error("bench: {0}")]
     Bench(String),

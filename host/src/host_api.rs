@@ -14,8 +14,8 @@ pub const MAX_LOG_BYTES: usize = 4096;
 impl types::Host for HostState {}
 
 impl imports::Host for HostState {
-    fn invalidate_provider(&mut self) {
-        self.invalidate();
+    fn invalidate_provider(&mut self) -> wasmtime::Result<()> {
+        self.invalidate().map_err(wasmtime::Error::from)
     }
 
     fn log(&mut self, level: LogLevel, message: String) {
@@ -34,7 +34,10 @@ impl imports::Host for HostState {
         let mut refused = Vec::new();
         for path in paths {
             if !self.grants.may_watch(&path) {
-                tracing::warn!(provider = self.provider_id(), path = %clip(&path, 256), "watch outside the granted roots refused");
+                self.refusals.record(format!(
+                    "asked to watch {:?}: refused, outside the roots granted to it",
+                    clip(&path, 256)
+                ));
                 refused.push(WatchRefusal {
                     reason: "outside the roots granted to this provider".to_string(),
                     path,

@@ -73,6 +73,7 @@ pub mod boundary;
 pub mod builtin;
 pub mod capabilities;
 pub mod compile_cache;
+pub mod config;
 pub mod engine;
 pub mod error;
 pub mod files;

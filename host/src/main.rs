@@ -3,6 +3,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use skillhost::bench::{self, BenchOptions, LatencyOptions};
+use skillhost::config::Config;
 use skillhost::inject::Injector;
 use skillhost::model::Catalog;
 use skillhost::render::RenderOptions;
@@ -19,8 +20,18 @@ use std::time::Duration;
 #[derive(Parser)]
 #[command(name = "skillhost", version, about)]
 struct Cli {
+    /// The configuration file (default: skillhost.toml in the current
+    /// folder, if there is one). Its providers are used when no --root is given.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// What every command works with: the sandbox, and the configuration.
+struct Ctx {
+    runtime: Runtime,
+    config: Option<Config>,
 }
 
 #[derive(Subcommand)]
@@ -208,30 +219,36 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// A registry over the given roots, or over the usual ones.
-fn registry(runtime: &Runtime, roots: &[PathBuf]) -> Result<Registry> {
+fn registry(ctx: &Ctx, roots: &[PathBuf]) -> Result<Registry> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
-    registry_at(runtime, roots, &cwd)
+    registry_at(ctx, roots, &cwd)
 }
 
-/// A registry over the given roots, or over the usual ones of `cwd`.
-fn registry_at(runtime: &Runtime, roots: &[PathBuf], cwd: &std::path::Path) -> Result<Registry> {
+/// A registry over the given roots, else the configured providers, else the
+/// usual roots of `cwd`.
+fn registry_at(ctx: &Ctx, roots: &[PathBuf], cwd: &std::path::Path) -> Result<Registry> {
     if !roots.is_empty() {
-        return Ok(runtime.registry_for_roots(roots)?);
+        return Ok(ctx.runtime.registry_for_roots(roots)?);
     }
-    Ok(runtime.registry_for_default_roots(cwd, std::env::home_dir().as_deref())?)
+    if let Some(config) = &ctx.config {
+        return Ok(config.registry(&ctx.runtime)?);
+    }
+    Ok(ctx
+        .runtime
+        .registry_for_default_roots(cwd, std::env::home_dir().as_deref())?)
 }
 
 /// The registry of a session: its roots, then the nested roots the session
 /// discovered (lowest precedence).
 fn session_registry(
-    runtime: &Runtime,
+    ctx: &Ctx,
     roots: &[PathBuf],
     cwd: &std::path::Path,
     log: &dyn SessionLog,
 ) -> Result<Registry> {
-    let registry = registry_at(runtime, roots, cwd)?;
+    let registry = registry_at(ctx, roots, cwd)?;
     for root in activation::discovered_roots(log) {
-        registry.add(runtime.local_provider_in(root, Scope::Project)?);
+        registry.add(ctx.runtime.local_provider_in(root, Scope::Project)?);
     }
     Ok(registry)
 }
@@ -245,9 +262,13 @@ fn print_json(value: &serde_json::Value) -> Result<()> {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let runtime = Runtime::new().context("cannot start the sandbox")?;
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    let config = Config::find(cli.config.as_deref(), &cwd)?;
+    let ctx = Ctx { runtime, config };
+    let runtime = &ctx.runtime;
     match cli.command {
         Command::Catalog { roots, json } => {
-            let catalog = registry(&runtime, &roots)?.snapshot();
+            let catalog = registry(&ctx, &roots)?.snapshot();
             if json {
                 print_json(&catalog.to_json())?;
             } else {
@@ -256,7 +277,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Load { name, roots, json } => {
-            let doc = registry(&runtime, &roots)?.load(&name)?;
+            let doc = registry(&ctx, &roots)?.load(&name)?;
             if json {
                 print_json(&doc.to_json())?;
             } else {
@@ -269,7 +290,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Validate { paths, json } => {
-            let report = validate::validate_paths(&runtime, &paths)?;
+            let report = validate::validate_paths(runtime, &paths)?;
             if json {
                 print_json(&serde_json::json!({
                     "checked": report.checked,
@@ -298,7 +319,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let mut log = JsonlLog::open(&session)?;
             let cwd = std::env::current_dir().context("cannot read the current folder")?;
-            let catalog = session_registry(&runtime, &roots, &cwd, &log)?.snapshot();
+            let catalog = session_registry(&ctx, &roots, &cwd, &log)?.snapshot();
             let injector = Injector::default();
             let outcome = match mode {
                 Mode::Replace => injector.replace(&catalog, &mut log)?,
@@ -327,9 +348,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     std::fs::canonicalize(&p).unwrap_or(p)
                 })
                 .collect();
-            let registry = session_registry(&runtime, &roots, &cwd, &log)?;
+            let registry = session_registry(&ctx, &roots, &cwd, &log)?;
             let activation = activation::touch(
-                &runtime,
+                runtime,
                 &registry,
                 &cwd,
                 &touched,
@@ -355,7 +376,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Some(path) => Box::new(JsonlLog::open(path)?),
                 None => Box::new(MemoryLog::default()),
             };
-            let registry = session_registry(&runtime, &roots, &cwd, log.as_ref())?;
+            let registry = session_registry(&ctx, &roots, &cwd, log.as_ref())?;
             let request = invoke::Request {
                 name: &name,
                 args: &args,
@@ -409,7 +430,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 window: Duration::from_millis(window),
                 ..WatchOptions::default()
             };
-            watch(&registry(&runtime, &roots)?, options, json)
+            watch(&registry(&ctx, &roots)?, options, json)
         }
         Command::Bench {
             catalog: true,
@@ -442,7 +463,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 mode,
                 ..LatencyOptions::default()
             };
-            let report = bench::latency(&runtime, options)?;
+            let report = bench::latency(runtime, options)?;
             if json {
                 print_json(&report.to_json())?;
             } else {
@@ -457,7 +478,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             ..
         } => {
             let report = bench::run(
-                &runtime,
+                runtime,
                 BenchOptions {
                     skills,
                     rounds: rounds.max(1),

@@ -7,7 +7,7 @@ use crate::capabilities::Grants;
 use crate::engine::{LoadedComponent, SandboxEngine};
 use crate::error::{Error, ProviderErrorKind};
 use crate::model::{Diagnostic, SkillDocument, SkillResource};
-use crate::sandbox::{Fault, Instance, Limits, ProviderSignals, WatchRequest};
+use crate::sandbox::{Fault, Instance, Limits, ProviderSignals, Refusals, WatchRequest};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -87,12 +87,22 @@ struct Held {
     rejected: BTreeMap<String, Diagnostic>,
 }
 
+/// Faults in a row and when the provider may start again (SPEC I1).
+#[derive(Debug, Default)]
+struct Health {
+    faults_in_a_row: u32,
+    restart_at: Option<std::time::Instant>,
+    last: Option<Fault>,
+}
+
 /// A provider as the registry holds it.
 pub struct Provider {
     spec: ProviderSpec,
     engine: SandboxEngine,
     signals: Arc<ProviderSignals>,
     instance: Mutex<Option<Instance>>,
+    health: Mutex<Health>,
+    refusals: Refusals,
     held: Mutex<Held>,
     last_complete: Mutex<Option<Arc<ProviderObservation>>>,
     view: Mutex<Option<Arc<ProviderObservation>>>,
@@ -115,6 +125,8 @@ impl Provider {
             engine: engine.clone(),
             signals,
             instance: Mutex::new(None),
+            health: Mutex::new(Health::default()),
+            refusals: Refusals::default(),
             held: Mutex::new(Held::default()),
             last_complete: Mutex::new(None),
             view: Mutex::new(None),
@@ -182,6 +194,24 @@ impl Provider {
             self.signals.mark_stale();
         }
         if slot.is_none() {
+            // After a fault, wait out the backoff before starting again.
+            {
+                let health = lock(&self.health);
+                if let (Some(at), Some(last)) = (health.restart_at, &health.last)
+                    && std::time::Instant::now() < at
+                {
+                    return Err(Fault {
+                        kind: last.kind.clone(),
+                        message: format!(
+                            "{} (fault {} in a row; restarting in {} ms)",
+                            last.message,
+                            health.faults_in_a_row,
+                            at.saturating_duration_since(std::time::Instant::now())
+                                .as_millis()
+                        ),
+                    });
+                }
+            }
             let grants = Arc::new(Grants::for_roots(&self.spec.roots));
             let config = ProviderConfig {
                 id: self.spec.id.clone(),
@@ -189,27 +219,62 @@ impl Provider {
                 settings: self.spec.settings.clone(),
             };
             self.stats.instantiations.fetch_add(1, Ordering::Relaxed);
-            *slot = Some(Instance::start(
+            match Instance::start(
                 &self.engine,
                 &self.spec.component,
                 grants,
                 self.signals.clone(),
                 self.spec.limits,
+                self.refusals.clone(),
                 &config,
-            )?);
+            ) {
+                Ok(instance) => *slot = Some(instance),
+                Err(fault) => {
+                    self.faulted_now(&fault);
+                    return Err(fault);
+                }
+            }
         }
         let Some(instance) = slot.as_mut() else {
             unreachable!("an instance was just started")
         };
         let grants = instance.grants().clone();
         match f(instance) {
-            Ok(r) => Ok((r, grants)),
+            Ok(r) => {
+                let mut health = lock(&self.health);
+                health.faults_in_a_row = 0;
+                health.restart_at = None;
+                Ok((r, grants))
+            }
             Err(fault) => {
                 tracing::warn!(provider = self.id(), %fault, "provider faulted; its instance is dropped");
                 *slot = None;
+                self.faulted_now(&fault);
                 Err(fault)
             }
         }
+    }
+
+    /// Records a fault: the next start waits, longer with each fault in a row.
+    fn faulted_now(&self, fault: &Fault) {
+        let limits = &self.spec.limits;
+        let mut health = lock(&self.health);
+        health.faults_in_a_row = health.faults_in_a_row.saturating_add(1);
+        let doubling = 2u32.saturating_pow(health.faults_in_a_row.saturating_sub(1).min(20));
+        let wait = limits
+            .restart_initial
+            .saturating_mul(doubling)
+            .min(limits.restart_max);
+        health.restart_at = Some(std::time::Instant::now() + wait);
+        health.last = Some(fault.clone());
+        drop(health);
+        // Its view turns incomplete: the registry must ask again.
+        self.signals.faulted();
+    }
+
+    /// Capabilities the provider tried to use and was refused.
+    pub fn refusals(&self) -> Vec<String> {
+        self.refusals.list()
     }
 
     /// The provider's current view, asking it only when dirty (SPEC C2).
@@ -263,6 +328,22 @@ impl Provider {
                 diagnostics: fresh.diagnostics,
                 complete: false,
             })
+        };
+        let refusals = self.refusals.list();
+        let view = if refusals.is_empty() {
+            view
+        } else {
+            let mut with = (*view).clone();
+            with.diagnostics.extend(refusals.into_iter().map(|message| {
+                let mut d = Diagnostic::warning(
+                    self.location(),
+                    format!("provider {} {message}", self.id()),
+                )
+                .from_source(self.id());
+                d.field = Some("capability".to_string());
+                d
+            }));
+            Arc::new(with)
         };
         *lock(&self.view) = Some(view.clone());
         (view, self.signals.generation() != generation)

@@ -51,6 +51,7 @@ pub struct Registry {
     listeners: Arc<Listeners>,
     notify: Mutex<Option<Sender<()>>>,
     watcher: Mutex<Option<Arc<Watcher>>>,
+    reported: Mutex<Vec<Diagnostic>>,
 }
 
 impl Default for Registry {
@@ -102,7 +103,15 @@ impl Registry {
             listeners,
             notify: Mutex::new(notify),
             watcher: Mutex::new(None),
+            reported: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Adds a diagnostic of the host's own (a provider that could not be
+    /// started, say) to every catalog from now on.
+    pub fn report(&self, diagnostic: Diagnostic) {
+        lock(&self.reported).push(diagnostic);
+        self.changed();
     }
 
     /// Calls `listener` (with no details: fetch a snapshot, SPEC C6) after
@@ -258,6 +267,9 @@ impl Registry {
             if settled || attempt == MAX_DISCOVERY_RETRIES {
                 let mut catalog = merge(&views);
                 catalog.complete &= settled;
+                catalog
+                    .diagnostics
+                    .extend(lock(&self.reported).iter().cloned());
                 let catalog = Arc::new(catalog);
                 if catalog.complete {
                     *lock(&self.cached) = Some((generation, catalog.clone()));

@@ -391,13 +391,22 @@ fn agent_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let skills = dir.path().join(".claude/skills");
     for (name, text) in [
-        ("greet", "---\ndescription: Greets someone\naliases: [hi]\n---\nHello, $ARGUMENTS!\n"),
+        (
+            "greet",
+            "---\ndescription: Greets someone\naliases: [hi]\n---\nHello, $ARGUMENTS!\n",
+        ),
         (
             "review",
             "---\ndescription: Reviews a change\ncontext: fork\nallowed-tools: Read, Grep\n---\nReview $0.\n",
         ),
-        ("deploy", "---\ndescription: Deploys\ndisable-model-invocation: true\n---\nDeploy ${SESSION_ID}.\n"),
-        ("tsx", "---\ndescription: TSX helper\npaths: src/**/*.tsx\n---\nHelp.\n"),
+        (
+            "deploy",
+            "---\ndescription: Deploys\ndisable-model-invocation: true\n---\nDeploy ${SESSION_ID}.\n",
+        ),
+        (
+            "tsx",
+            "---\ndescription: TSX helper\npaths: src/**/*.tsx\n---\nHelp.\n",
+        ),
     ] {
         std::fs::create_dir_all(skills.join(name)).unwrap();
         std::fs::write(skills.join(name).join("SKILL.md"), text).unwrap();
@@ -413,7 +422,11 @@ fn inject_appends_a_catalog_only_when_the_models_view_changes() {
     let session = session.to_str().unwrap();
     let run = |args: &[&str]| {
         let out = skillhost(args, project.path(), home.path());
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         stdout(&out).trim().to_string()
     };
     assert_eq!(run(&["inject", "--session", session]), "published");
@@ -425,14 +438,45 @@ fn inject_appends_a_catalog_only_when_the_models_view_changes() {
     assert_eq!(event["visible"], true);
     assert!(event["digest"].as_str().unwrap().starts_with("sha256:"));
     let content = event["content"].as_str().unwrap();
-    assert!(content.contains("- greet: Greets someone") && content.contains("- review: Reviews a change"));
-    assert!(!content.contains("deploy") && !content.contains("tsx"), "{content}");
-    assert_eq!(run(&["inject", "--session", session, "--mode", "delta", "--agent", "sub"]), "published");
-    assert_eq!(run(&["inject", "--session", session, "--mode", "delta", "--agent", "sub"]), "unchanged");
+    assert!(
+        content.contains("- greet: Greets someone")
+            && content.contains("- review: Reviews a change")
+    );
+    assert!(
+        !content.contains("deploy") && !content.contains("tsx"),
+        "{content}"
+    );
+    assert_eq!(
+        run(&[
+            "inject",
+            "--session",
+            session,
+            "--mode",
+            "delta",
+            "--agent",
+            "sub"
+        ]),
+        "published"
+    );
+    assert_eq!(
+        run(&[
+            "inject",
+            "--session",
+            session,
+            "--mode",
+            "delta",
+            "--agent",
+            "sub"
+        ]),
+        "unchanged"
+    );
     std::fs::remove_dir_all(project.path().join(".claude")).unwrap();
     assert_eq!(run(&["inject", "--session", session]), "tombstone");
     let empty = project.path().join("fresh.jsonl");
-    assert_eq!(run(&["inject", "--session", empty.to_str().unwrap()]), "none");
+    assert_eq!(
+        run(&["inject", "--session", empty.to_str().unwrap()]),
+        "none"
+    );
 }
 
 #[test]
@@ -442,20 +486,51 @@ fn touch_prints_the_reminder_and_invoke_then_finds_the_skill() {
     let session = project.path().join("session.jsonl");
     let session = session.to_str().unwrap();
     let cwd = project.path().to_str().unwrap();
-    let out = skillhost(&["invoke", "tsx", "--as", "user", "--session", session], project.path(), home.path());
-    assert_eq!(out.status.code(), Some(1), "not active yet");
-    let out = skillhost(&["touch", "--session", session, "--cwd", cwd, "README.md"], project.path(), home.path());
-    assert!(out.status.success());
-    assert_eq!(stdout(&out), "", "nothing matched");
     let out = skillhost(
-        &["touch", "--session", session, "--cwd", cwd, "src/ui/Button.tsx"],
+        &["invoke", "tsx", "--as", "user", "--session", session],
         project.path(),
         home.path(),
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout(&out).contains("- tsx: TSX helper"), "{}", stdout(&out));
-    let out = skillhost(&["invoke", "tsx", "--as", "user", "--session", session], project.path(), home.path());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "not active yet");
+    let out = skillhost(
+        &["touch", "--session", session, "--cwd", cwd, "README.md"],
+        project.path(),
+        home.path(),
+    );
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "", "nothing matched");
+    let out = skillhost(
+        &[
+            "touch",
+            "--session",
+            session,
+            "--cwd",
+            cwd,
+            "src/ui/Button.tsx",
+        ],
+        project.path(),
+        home.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout(&out).contains("- tsx: TSX helper"),
+        "{}",
+        stdout(&out)
+    );
+    let out = skillhost(
+        &["invoke", "tsx", "--as", "user", "--session", session],
+        project.path(),
+        home.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(stdout(&out), "Help.\n");
 }
 
@@ -463,26 +538,50 @@ fn touch_prints_the_reminder_and_invoke_then_finds_the_skill() {
 fn invoke_expands_inline_skills_plans_forks_and_explains_refusals() {
     let project = agent_project();
     let home = tempfile::tempdir().unwrap();
-    let out = skillhost(&["invoke", "hi", "Ann", "--as", "model"], project.path(), home.path());
+    let out = skillhost(
+        &["invoke", "hi", "Ann", "--as", "model"],
+        project.path(),
+        home.path(),
+    );
     assert!(out.status.success());
     assert_eq!(stdout(&out), "Hello, Ann!\n");
-    let out = skillhost(&["invoke", "review", "HEAD", "--as", "model"], project.path(), home.path());
+    let out = skillhost(
+        &["invoke", "review", "HEAD", "--as", "model"],
+        project.path(),
+        home.path(),
+    );
     let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(plan["context"], "fork");
     assert_eq!(plan["prompt"], "Review HEAD.\n");
     assert_eq!(plan["allowed_tools"], serde_json::json!(["Read", "Grep"]));
     assert!(plan["max_steps"].as_u64().unwrap() <= 10);
-    let out = skillhost(&["invoke", "deploy", "--as", "model"], project.path(), home.path());
+    let out = skillhost(
+        &["invoke", "deploy", "--as", "model"],
+        project.path(),
+        home.path(),
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("the model may not invoke it"));
     let out = skillhost(
-        &["invoke", "deploy", "--as", "user", "--session-id", "s1", "--json"],
+        &[
+            "invoke",
+            "deploy",
+            "--as",
+            "user",
+            "--session-id",
+            "s1",
+            "--json",
+        ],
         project.path(),
         home.path(),
     );
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["text"], "Deploy s1.\n");
-    let out = skillhost(&["invoke", "nope", "--as", "user"], project.path(), home.path());
+    let out = skillhost(
+        &["invoke", "nope", "--as", "user"],
+        project.path(),
+        home.path(),
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("available: deploy, greet, review"));
 }

@@ -12,6 +12,9 @@ use std::sync::Arc;
 /// The probe guest (`tests/guests/probe`), built from source by `build.rs`.
 pub static PROBE_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_PROBE_GUEST_WASM"));
 
+/// The hostile guest (`tests/guests/hostile`), built from source by `build.rs`.
+pub static HOSTILE_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_HOSTILE_GUEST_WASM"));
+
 /// The workspace root.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
