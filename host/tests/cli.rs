@@ -585,3 +585,54 @@ fn invoke_expands_inline_skills_plans_forks_and_explains_refusals() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("available: deploy, greet, review"));
 }
+
+#[test]
+fn every_command_reads_skillhost_toml_or_the_file_given_with_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("team/ops")).unwrap();
+    std::fs::write(
+        dir.path().join("team/ops/SKILL.md"),
+        "---\ndescription: Configured root\n---\nbody\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("skillhost.toml"),
+        "[[provider]]\nbuiltin = \"local\"\nroots = [\"team\"]\n",
+    )
+    .unwrap();
+    let out = skillhost(&["catalog", "--json"], dir.path(), home.path());
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["skills"][0]["name"], "ops");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let config = dir.path().join("skillhost.toml");
+    let out = skillhost(
+        &["load", "ops", "--config", config.to_str().unwrap()],
+        elsewhere.path(),
+        home.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout(&out), "body\n");
+}
+
+#[test]
+fn a_bad_configuration_names_the_key_and_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("skillhost.toml"),
+        "[[provider]]\nbuiltin = \"local\"\nroots = [\"x\"]\nmemroy_mib = 5\n",
+    )
+    .unwrap();
+    let out = skillhost(&["catalog"], dir.path(), home.path());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("skillhost.toml:4: memroy_mib: unknown field"),
+        "{err}"
+    );
+}
