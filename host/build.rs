@@ -8,9 +8,20 @@ fn main() {
     let workspace = Path::new(&manifest_dir)
         .parent()
         .expect("the host crate lives inside the workspace");
-    let built = skillhost_wasm_build::build_components(workspace, &["skillhost-provider-local"]);
-    println!(
-        "cargo:rustc-env=SKILLHOST_LOCAL_PROVIDER_WASM={}",
-        built[0].display()
-    );
+    let providers = [
+        ("skillhost-provider-local", "SKILLHOST_LOCAL_PROVIDER_WASM"),
+        (
+            "skillhost-provider-bundled",
+            "SKILLHOST_BUNDLED_PROVIDER_WASM",
+        ),
+        (
+            "skillhost-provider-remote",
+            "SKILLHOST_REMOTE_PROVIDER_WASM",
+        ),
+    ];
+    let packages: Vec<&str> = providers.iter().map(|(p, _)| *p).collect();
+    let built = skillhost_wasm_build::build_components(workspace, &packages);
+    for ((_, var), path) in providers.iter().zip(&built) {
+        println!("cargo:rustc-env={var}={}", path.display());
+    }
 }

@@ -386,6 +386,10 @@ fn sockets_environment_and_stdout_are_refused_and_noted() {
         ("sockets", "tried to open a TCP socket"),
         ("environment", "read its environment variables"),
         ("stdout", "wrote to stdout"),
+        (
+            "http",
+            "made an HTTP request to http://127.0.0.1:9: refused, that origin is not granted",
+        ),
     ] {
         let arena = arena(attack, "snapshot", false, limits());
         arena.honest();

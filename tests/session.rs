@@ -59,6 +59,9 @@ impl Project {
             .runtime
             .registry_for_default_roots(&self.cwd, None)
             .unwrap();
+        // The scenarios count exactly what the project holds; the bundled
+        // skills are tested in remote.rs and the CLI tests.
+        registry.remove("bundled");
         for root in activation::discovered_roots(&log) {
             registry.add(
                 self.runtime

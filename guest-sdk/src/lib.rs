@@ -34,6 +34,7 @@
 pub mod braces;
 mod fast_yaml;
 pub mod frontmatter;
+pub mod json;
 pub mod names;
 mod node;
 

@@ -287,6 +287,8 @@ mod tests {
                 guest: "/skills/0".into(),
                 host: "/home/u/skills".into(),
             }],
+            virtual_roots: Vec::new(),
+            origins: Vec::new(),
         }
     }
 

@@ -33,6 +33,18 @@ pub struct Mount {
     pub host: PathBuf,
 }
 
+/// A guest path prefix that names where skills come from without granting
+/// any file: `/bundled` for skills compiled into a component, `/remote`
+/// for a mirror's URL. Paths under it translate for display only; nothing
+/// is opened or watched there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VirtualRoot {
+    /// The guest path prefix (`/remote`).
+    pub guest: String,
+    /// What it stands for, shown in catalogs (`https://skills.example.com/team`).
+    pub shown: PathBuf,
+}
+
 /// Everything one provider instance may touch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Grants {
@@ -40,6 +52,10 @@ pub struct Grants {
     pub roots: Vec<GrantedRoot>,
     /// Preopened directories: present roots and linked skill folders.
     pub mounts: Vec<Mount>,
+    /// Prefixes that only name a source.
+    pub virtual_roots: Vec<VirtualRoot>,
+    /// HTTP origins it may reach (`scheme://host:port`).
+    pub origins: Vec<String>,
 }
 
 impl Grants {
@@ -70,6 +86,35 @@ impl Grants {
         grants
     }
 
+    /// These grants, with `virtual_roots` added.
+    pub fn with_virtual(mut self, virtual_roots: &[VirtualRoot]) -> Grants {
+        self.virtual_roots.extend(virtual_roots.iter().cloned());
+        self
+    }
+
+    /// These grants, with HTTP `origins` added.
+    pub fn with_origins(mut self, origins: &[String]) -> Grants {
+        self.origins.extend(origins.iter().cloned());
+        self
+    }
+
+    /// Every (guest prefix, host path) pair paths translate through.
+    fn prefixes(&self) -> impl Iterator<Item = (&str, &Path)> {
+        let mounts = self
+            .mounts
+            .iter()
+            .map(|m| (m.guest.as_str(), m.host.as_path()));
+        let roots = self
+            .roots
+            .iter()
+            .map(|r| (r.guest.as_str(), r.host.as_path()));
+        let virtual_roots = self
+            .virtual_roots
+            .iter()
+            .map(|v| (v.guest.as_str(), v.shown.as_path()));
+        mounts.chain(roots).chain(virtual_roots)
+    }
+
     /// Whether each root's presence still matches the grant: when a root
     /// appears or disappears, the instance must be re-granted.
     pub fn is_current(&self) -> bool {
@@ -82,16 +127,7 @@ impl Grants {
         if !is_normalised(guest) {
             return None;
         }
-        let mounts = self
-            .mounts
-            .iter()
-            .map(|m| (m.guest.as_str(), m.host.as_path()));
-        let roots = self
-            .roots
-            .iter()
-            .map(|r| (r.guest.as_str(), r.host.as_path()));
-        mounts
-            .chain(roots)
+        self.prefixes()
             .filter_map(|(prefix, host)| Some((prefix.len(), host, strip(guest, prefix)?)))
             .max_by_key(|(len, _, _)| *len)
             .map(|(_, host, rest)| {
@@ -105,16 +141,7 @@ impl Grants {
 
     /// The guest path of a host path inside a grant.
     pub fn to_guest(&self, host: &Path) -> Option<String> {
-        let mounts = self
-            .mounts
-            .iter()
-            .map(|m| (m.guest.as_str(), m.host.as_path()));
-        let roots = self
-            .roots
-            .iter()
-            .map(|r| (r.guest.as_str(), r.host.as_path()));
-        mounts
-            .chain(roots)
+        self.prefixes()
             .filter_map(|(guest, prefix)| {
                 Some((
                     prefix.as_os_str().len(),
@@ -234,7 +261,28 @@ mod tests {
                     host: "/opt/shared/linked".into(),
                 },
             ],
+            virtual_roots: vec![VirtualRoot {
+                guest: "/remote".into(),
+                shown: "https://skills.example.com/team".into(),
+            }],
+            origins: Vec::new(),
         }
+    }
+
+    #[test]
+    fn virtual_roots_translate_but_are_never_watched() {
+        let g = grants();
+        assert_eq!(
+            g.to_host("/remote/pdf/SKILL.md"),
+            Some("https://skills.example.com/team/pdf/SKILL.md".into())
+        );
+        assert_eq!(
+            g.to_guest(Path::new("https://skills.example.com/team/pdf")),
+            Some("/remote/pdf".into())
+        );
+        assert!(!g.may_watch("/remote"));
+        assert!(!g.may_watch("/remote/pdf"));
+        assert_eq!(g.to_host("/remote/../etc/passwd"), None);
     }
 
     #[test]

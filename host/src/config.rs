@@ -15,7 +15,17 @@
 //! deadline_ms = 2000
 //! max_skills = 500
 //! settings = { channel = "stable" }
+//!
+//! [[provider]]
+//! builtin = "remote"                # a static SEP-2640 mirror over HTTP
+//! url = "https://skills.example.com/team/"
+//! label = "team"                    # skills appear as team:<name> (default: the URL's host)
+//! poll_seconds = 60                 # how often the index is checked while watching
+//! # origins = [...]                 # default: the URL's origin, nothing else
 //! ```
+//!
+//! The bundled skills come last unless the file says `bundled = false` at
+//! the top (or places `builtin = "bundled"` itself).
 //!
 //! Relative paths are relative to the file's folder; `~` is the home folder.
 //! Unknown keys and bad values are errors naming the key and its line.
@@ -25,6 +35,7 @@ use crate::error::Error;
 use crate::model::{Diagnostic, Scope};
 use crate::provider::ProviderSpec;
 use crate::registry::Registry;
+use crate::remote::RemoteSource;
 use crate::sandbox::Limits;
 use crate::{Runtime, builtin};
 use serde::Deserialize;
@@ -40,6 +51,7 @@ pub const FILE_NAME: &str = "skillhost.toml";
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
+    bundled: Option<bool>,
     #[serde(default)]
     provider: Vec<Spanned<ProviderTable>>,
 }
@@ -64,6 +76,10 @@ struct ProviderTable {
     max_body: Option<Spanned<u64>>,
     #[serde(default)]
     settings: BTreeMap<String, String>,
+    url: Option<Spanned<String>>,
+    label: Option<Spanned<String>>,
+    poll_seconds: Option<Spanned<u64>>,
+    max_index_bytes: Option<Spanned<u64>>,
 }
 
 /// Which component a provider runs.
@@ -71,6 +87,10 @@ struct ProviderTable {
 pub enum Source {
     /// The embedded local filesystem provider.
     Local,
+    /// The embedded bundled skills.
+    Bundled,
+    /// The embedded remote provider, for this mirror.
+    Remote(Box<RemoteSource>),
     /// A component file.
     Wasm(PathBuf),
 }
@@ -107,6 +127,9 @@ pub struct Config {
     pub path: PathBuf,
     /// Its providers, highest precedence first.
     pub providers: Vec<ProviderConfig>,
+    /// Whether the bundled skills are added last (they are unless the file
+    /// says `bundled = false` or places them itself).
+    pub bundled: bool,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -182,15 +205,34 @@ impl Config {
             let source = match (&t.builtin, &t.wasm) {
                 (Some(b), None) => match b.get_ref().as_str() {
                     "local" => Source::Local,
-                    "bundled" | "remote" => {
-                        return Err(invalid(
-                            at(b.span()),
-                            "builtin",
-                            format!(
-                                "the {:?} provider is not part of this build yet",
-                                b.get_ref()
-                            ),
-                        ));
+                    "bundled" => Source::Bundled,
+                    "remote" => {
+                        let url = t.url.as_ref().ok_or_else(|| {
+                            invalid(
+                                header,
+                                "url",
+                                "a remote provider needs url = \"https://…\"".into(),
+                            )
+                        })?;
+                        let mut remote = RemoteSource::new(url.get_ref())
+                            .map_err(|e| invalid(at(url.span()), "url", e.to_string()))?;
+                        if let Some(label) = &t.label {
+                            remote = remote
+                                .labelled(label.get_ref())
+                                .map_err(|e| invalid(at(label.span()), "label", e.to_string()))?;
+                        }
+                        if let Some(seconds) = &t.poll_seconds {
+                            if *seconds.get_ref() == 0 {
+                                return Err(invalid(
+                                    at(seconds.span()),
+                                    "poll_seconds",
+                                    "must be greater than 0".into(),
+                                ));
+                            }
+                            remote.poll = Duration::from_secs(*seconds.get_ref());
+                        }
+                        remote.max_index_bytes = t.max_index_bytes.as_ref().map(|m| *m.get_ref());
+                        Source::Remote(Box::new(remote))
                     }
                     other => {
                         return Err(invalid(
@@ -218,6 +260,32 @@ impl Config {
                     ));
                 }
             };
+            if !matches!(source, Source::Remote(_)) {
+                let remote_only = [
+                    ("url", t.url.as_ref().map(Spanned::span)),
+                    ("label", t.label.as_ref().map(Spanned::span)),
+                    ("poll_seconds", t.poll_seconds.as_ref().map(Spanned::span)),
+                    (
+                        "max_index_bytes",
+                        t.max_index_bytes.as_ref().map(Spanned::span),
+                    ),
+                ];
+                if let Some((key, Some(span))) = remote_only.into_iter().find(|(_, s)| s.is_some())
+                {
+                    return Err(invalid(
+                        at(span),
+                        key,
+                        "only a remote provider (builtin = \"remote\") takes this key".into(),
+                    ));
+                }
+            }
+            if matches!(source, Source::Bundled | Source::Remote(_)) && !t.roots.is_empty() {
+                return Err(invalid(
+                    at(t.roots[0].span()),
+                    "roots",
+                    "bundled and remote providers read no files; remove roots".into(),
+                ));
+            }
             if let Some(pin) = &t.sha256 {
                 let hex = pin
                     .get_ref()
@@ -246,7 +314,10 @@ impl Config {
                         None => Ok(None),
                     }
                 };
-            let mut limits = Limits::default();
+            let mut limits = match &source {
+                Source::Remote(_) => crate::remote::default_limits(),
+                _ => Limits::default(),
+            };
             if let Some(mib) = positive(&t.memory_mib, "memory_mib")? {
                 if mib > 4096 {
                     let span = t.memory_mib.as_ref().map_or(0..0, |v| v.span());
@@ -272,6 +343,15 @@ impl Config {
                 caps.max_body = n as usize;
             }
             let scope = match t.scope.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
+                None if matches!(source, Source::Bundled) => Scope::Bundled,
+                None if matches!(source, Source::Remote(_)) => Scope::Remote,
+                Some((_, span)) if matches!(source, Source::Bundled | Source::Remote(_)) => {
+                    return Err(invalid(
+                        at(span),
+                        "scope",
+                        "bundled and remote providers have their own scope".into(),
+                    ));
+                }
                 None | Some(("user", _)) => Scope::User,
                 Some(("project", _)) => Scope::Project,
                 Some((other, span)) => {
@@ -287,6 +367,8 @@ impl Config {
                 None => match (&source, roots.first()) {
                     (Source::Local, Some(root)) => format!("local:{}", root.display()),
                     (Source::Local, None) => "local".to_string(),
+                    (Source::Bundled, _) => "bundled".to_string(),
+                    (Source::Remote(remote), _) => remote.provider_id(),
                     (Source::Wasm(file), _) => format!("wasm:{}", file.display()),
                 },
             };
@@ -297,6 +379,10 @@ impl Config {
                     format!("{id:?} is already the id of the provider on line {previous}"),
                 ));
             }
+            let origins = match (&source, t.origins.is_empty()) {
+                (Source::Remote(remote), true) => remote.origins.clone(),
+                _ => t.origins.iter().map(|o| o.get_ref().clone()).collect(),
+            };
             providers.push(ProviderConfig {
                 id,
                 source,
@@ -307,7 +393,7 @@ impl Config {
                         .to_ascii_lowercase()
                 }),
                 roots,
-                origins: t.origins.iter().map(|o| o.get_ref().clone()).collect(),
+                origins,
                 scope,
                 limits,
                 caps,
@@ -315,9 +401,11 @@ impl Config {
                 line: header,
             });
         }
+        let placed = providers.iter().any(|p| p.source == Source::Bundled);
         Ok(Config {
             path: path.to_path_buf(),
             providers,
+            bundled: file.bundled.unwrap_or(true) && !placed,
         })
     }
 
@@ -337,12 +425,17 @@ impl Config {
                 ),
             }
         }
+        if self.bundled {
+            registry.add(runtime.bundled_provider()?);
+        }
         Ok(registry)
     }
 
     fn spec(&self, runtime: &Runtime, provider: &ProviderConfig) -> Result<ProviderSpec, Error> {
         let bytes: std::borrow::Cow<'static, [u8]> = match &provider.source {
             Source::Local => builtin::LOCAL_PROVIDER.into(),
+            Source::Bundled => builtin::BUNDLED_PROVIDER.into(),
+            Source::Remote(_) => builtin::REMOTE_PROVIDER.into(),
             Source::Wasm(file) => std::fs::read(file)
                 .map_err(|source| Error::Io {
                     path: file.clone(),
@@ -360,19 +453,34 @@ impl Config {
                 )));
             }
         }
-        let component = match &provider.source {
-            Source::Local => runtime.local_component()?,
-            Source::Wasm(_) => runtime.load_component(&bytes)?,
+        let mut spec = match &provider.source {
+            Source::Local | Source::Wasm(_) => ProviderSpec {
+                id: provider.id.clone(),
+                scope: provider.scope,
+                component: match &provider.source {
+                    Source::Local => runtime.local_component()?,
+                    _ => runtime.load_component(&bytes)?,
+                },
+                roots: provider.roots.clone(),
+                settings: Vec::new(),
+                origins: Vec::new(),
+                virtual_roots: Vec::new(),
+                namespace: None,
+                poll: None,
+                limits: provider.limits,
+                caps: provider.caps,
+            },
+            Source::Bundled => runtime.bundled_spec()?,
+            Source::Remote(remote) => runtime.remote_spec(remote)?,
         };
-        Ok(ProviderSpec {
-            id: provider.id.clone(),
-            scope: provider.scope,
-            component,
-            roots: provider.roots.clone(),
-            settings: provider.settings.clone(),
-            limits: provider.limits,
-            caps: provider.caps,
-        })
+        // What the file says wins over the first-party defaults.
+        spec.id = provider.id.clone();
+        spec.scope = provider.scope;
+        spec.origins = provider.origins.clone();
+        spec.settings.extend(provider.settings.iter().cloned());
+        spec.limits = provider.limits;
+        spec.caps = provider.caps;
+        Ok(spec)
     }
 }
 

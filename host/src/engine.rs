@@ -72,6 +72,8 @@ impl SandboxEngine {
         let engine = Engine::new(&config).map_err(Error::engine)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(Error::engine)?;
+        // Outgoing HTTP, gated per provider by its granted origins.
+        wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker).map_err(Error::engine)?;
         // No environment is granted; a provider that asks gets nothing, and
         // the attempt is noted for its diagnostics.
         linker.allow_shadowing(true);

@@ -81,6 +81,17 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A remote source is misconfigured.
+    #[error("remote {url}: {message}")]
+    Remote {
+        /// The URL as given.
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A mirror could not be written.
+    #[error("mirror: {0}")]
+    Mirror(String),
     /// The benchmark saw a wrong result (the timing would be meaningless).
     #[error("bench: {0}")]
     Bench(String),

@@ -34,9 +34,17 @@ pub struct Mount {
 #[derive(Default)]
 pub struct Mounts {
     mounts: Vec<Mount>,
+    /// Granted roots that did not exist when the instance started: paths
+    /// under them are missing, not outside the grant.
+    absent: Vec<String>,
 }
 
 impl Mounts {
+    /// Notes a granted root that does not exist (yet).
+    pub fn absent(&mut self, guest: &str) {
+        self.absent.push(guest.to_string());
+    }
+
     /// Adds a mount.
     pub fn push(&mut self, guest: &str, dir: Dir) {
         self.mounts.push(Mount {
@@ -73,9 +81,18 @@ impl Mounts {
             .max_by_key(|(len, _, _)| *len)
             .map(|(_, dir, rest)| (dir, rest))
             .ok_or_else(|| {
-                FsError::Denied(format!(
-                    "{guest} is outside the folders granted to this provider"
-                ))
+                let under_absent = self.absent.iter().any(|root| {
+                    guest
+                        .strip_prefix(root.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                });
+                if under_absent {
+                    FsError::NotFound
+                } else {
+                    FsError::Denied(format!(
+                        "{guest} is outside the folders granted to this provider"
+                    ))
+                }
             })
     }
 }
@@ -269,6 +286,25 @@ impl files::Host for HostState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_granted_root_that_does_not_exist_is_missing_not_forbidden() {
+        let mut mounts = Mounts::default();
+        mounts.absent("/skills/1");
+        assert!(matches!(
+            mounts.resolve("/skills/1"),
+            Err(FsError::NotFound)
+        ));
+        assert!(matches!(
+            mounts.resolve("/skills/1/pdf/SKILL.md"),
+            Err(FsError::NotFound)
+        ));
+        assert!(matches!(
+            mounts.resolve("/skills/10"),
+            Err(FsError::Denied(_))
+        ));
+        assert!(matches!(mounts.resolve("/etc"), Err(FsError::Denied(_))));
+    }
 
     #[test]
     fn resolves_through_the_deepest_mount_and_refuses_the_rest() {

@@ -78,11 +78,15 @@ pub mod engine;
 pub mod error;
 pub mod files;
 mod host_api;
+pub mod http_access;
 pub mod inject;
 pub mod invoke;
+pub mod mirror;
 pub mod model;
+pub mod poll;
 pub mod provider;
 pub mod registry;
+pub mod remote;
 pub mod render;
 pub mod roots;
 pub mod sandbox;
@@ -96,16 +100,38 @@ pub use provider::{Provider, ProviderSpec, Scope};
 pub use registry::Registry;
 
 use boundary::Caps;
+use capabilities::VirtualRoot;
 use engine::{LoadedComponent, SandboxEngine};
+use remote::RemoteSource;
 use sandbox::Limits;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+
+/// The guest path the bundled provider's skills live under.
+pub const BUNDLED_ROOT: &str = "/bundled";
+/// The guest path a remote provider's skills live under.
+pub const REMOTE_ROOT: &str = "/remote";
 
 /// The entry point for embedders: one sandbox engine and the first-party
 /// components, from which providers and registries are made.
 pub struct Runtime {
     engine: SandboxEngine,
     local: OnceLock<Arc<LoadedComponent>>,
+    bundled: OnceLock<Arc<LoadedComponent>>,
+    remote: OnceLock<Arc<LoadedComponent>>,
+}
+
+/// Where a registry's skills come from, highest precedence first: local
+/// roots, then remote mirrors (namespaced, so they never shadow), then the
+/// bundled skills.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// Local skill roots.
+    pub roots: Vec<PathBuf>,
+    /// Remote mirrors.
+    pub remotes: Vec<RemoteSource>,
+    /// Whether the bundled skills are included (lowest precedence).
+    pub bundled: bool,
 }
 
 impl Runtime {
@@ -120,6 +146,8 @@ impl Runtime {
         Ok(Runtime {
             engine: SandboxEngine::new(dir)?,
             local: OnceLock::new(),
+            bundled: OnceLock::new(),
+            remote: OnceLock::new(),
         })
     }
 
@@ -133,13 +161,83 @@ impl Runtime {
         self.engine.load(bytes).map(Arc::new)
     }
 
-    /// The embedded local filesystem provider component, loaded once.
-    pub fn local_component(&self) -> Result<Arc<LoadedComponent>, Error> {
-        if let Some(c) = self.local.get() {
+    fn embedded(
+        &self,
+        slot: &OnceLock<Arc<LoadedComponent>>,
+        bytes: &[u8],
+    ) -> Result<Arc<LoadedComponent>, Error> {
+        if let Some(c) = slot.get() {
             return Ok(c.clone());
         }
-        let loaded = self.load_component(builtin::LOCAL_PROVIDER)?;
-        Ok(self.local.get_or_init(|| loaded).clone())
+        let loaded = self.load_component(bytes)?;
+        Ok(slot.get_or_init(|| loaded).clone())
+    }
+
+    /// The embedded local filesystem provider component, loaded once.
+    pub fn local_component(&self) -> Result<Arc<LoadedComponent>, Error> {
+        self.embedded(&self.local, builtin::LOCAL_PROVIDER)
+    }
+
+    /// The embedded bundled-skills provider component, loaded once.
+    pub fn bundled_component(&self) -> Result<Arc<LoadedComponent>, Error> {
+        self.embedded(&self.bundled, builtin::BUNDLED_PROVIDER)
+    }
+
+    /// The embedded remote provider component, loaded once.
+    pub fn remote_component(&self) -> Result<Arc<LoadedComponent>, Error> {
+        self.embedded(&self.remote, builtin::REMOTE_PROVIDER)
+    }
+
+    /// The provider of the skills compiled into skillhost. It is granted
+    /// nothing: no files, no network.
+    pub fn bundled_provider(&self) -> Result<Arc<Provider>, Error> {
+        Ok(self.provider(self.bundled_spec()?))
+    }
+
+    /// The specification of [`Runtime::bundled_provider`].
+    pub fn bundled_spec(&self) -> Result<ProviderSpec, Error> {
+        Ok(ProviderSpec {
+            id: "bundled".to_string(),
+            scope: Scope::Bundled,
+            component: self.bundled_component()?,
+            roots: Vec::new(),
+            settings: Vec::new(),
+            origins: Vec::new(),
+            virtual_roots: vec![VirtualRoot {
+                guest: BUNDLED_ROOT.to_string(),
+                shown: PathBuf::from("bundled:"),
+            }],
+            namespace: None,
+            poll: None,
+            limits: Limits::default(),
+            caps: Caps::default(),
+        })
+    }
+
+    /// A provider for a remote mirror: granted its origins and nothing
+    /// else; its skills are listed as `label:name`.
+    pub fn remote_provider(&self, source: &RemoteSource) -> Result<Arc<Provider>, Error> {
+        Ok(self.provider(self.remote_spec(source)?))
+    }
+
+    /// The specification of [`Runtime::remote_provider`].
+    pub fn remote_spec(&self, source: &RemoteSource) -> Result<ProviderSpec, Error> {
+        Ok(ProviderSpec {
+            id: source.provider_id(),
+            scope: Scope::Remote,
+            component: self.remote_component()?,
+            roots: Vec::new(),
+            settings: source.settings(),
+            origins: source.origins.clone(),
+            virtual_roots: vec![VirtualRoot {
+                guest: REMOTE_ROOT.to_string(),
+                shown: source.shown(),
+            }],
+            namespace: Some(source.label.clone()),
+            poll: Some(source.poll),
+            limits: source.limits,
+            caps: Caps::default(),
+        })
     }
 
     /// A local filesystem provider for one root (user scope), with default
@@ -161,6 +259,10 @@ impl Runtime {
             component: self.local_component()?,
             roots: vec![root],
             settings: Vec::new(),
+            origins: Vec::new(),
+            virtual_roots: Vec::new(),
+            namespace: None,
+            poll: None,
             limits: Limits::default(),
             caps: Caps::default(),
         }))
@@ -183,8 +285,21 @@ impl Runtime {
         Ok(registry)
     }
 
+    /// A registry over `sources`, in precedence order.
+    pub fn registry_for_sources(&self, sources: &Sources) -> Result<Registry, Error> {
+        let registry = self.registry_for_roots(&sources.roots)?;
+        for remote in &sources.remotes {
+            registry.add(self.remote_provider(remote)?);
+        }
+        if sources.bundled {
+            registry.add(self.bundled_provider()?);
+        }
+        Ok(registry)
+    }
+
     /// A registry over the usual roots ([`roots::default_roots`]): the
-    /// project's (watched within a bounded set) before the user's.
+    /// project's (watched within a bounded set) before the user's, then
+    /// the bundled skills.
     pub fn registry_for_default_roots(
         &self,
         cwd: &std::path::Path,
@@ -194,6 +309,7 @@ impl Runtime {
         for (root, scope) in roots::default_roots(cwd, home) {
             registry.add(self.local_provider_in(root, scope)?);
         }
+        registry.add(self.bundled_provider()?);
         Ok(registry)
     }
 }

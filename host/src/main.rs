@@ -6,10 +6,11 @@ use skillhost::bench::{self, BenchOptions, LatencyOptions};
 use skillhost::config::Config;
 use skillhost::inject::Injector;
 use skillhost::model::Catalog;
+use skillhost::remote::RemoteSource;
 use skillhost::render::RenderOptions;
 use skillhost::session_log::{JsonlLog, MemoryLog, SessionLog};
 use skillhost::watcher::{WatchMode, WatchOptions};
-use skillhost::{Registry, Runtime, Scope, activation, invoke, validate};
+use skillhost::{Registry, Runtime, Scope, Sources, activation, invoke, mirror, roots, validate};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +29,23 @@ struct Cli {
     command: Command,
 }
 
+/// Where skills come from, for every command that reads them.
+#[derive(clap::Args, Clone, Default)]
+struct SourceArgs {
+    /// A skills root, highest precedence first (default: the configured
+    /// providers, else .agents/skills and .claude/skills here, then in your
+    /// home folder).
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
+    /// A remote mirror (a folder or index.json URL served over HTTP); its
+    /// skills are listed as LABEL:name, LABEL defaulting to the URL's host.
+    #[arg(long = "remote", value_name = "[LABEL=]URL")]
+    remotes: Vec<String>,
+    /// Leave out the skills bundled with skillhost.
+    #[arg(long)]
+    no_bundled: bool,
+}
+
 /// What every command works with: the sandbox, and the configuration.
 struct Ctx {
     runtime: Runtime,
@@ -36,12 +54,10 @@ struct Ctx {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the merged catalog of the skill roots.
+    /// Print the merged catalog of the skill sources.
     Catalog {
-        /// A skills root, highest precedence first (default: .agents/skills
-        /// and .claude/skills here, then in your home folder).
-        #[arg(long = "root", value_name = "DIR")]
-        roots: Vec<PathBuf>,
+        #[command(flatten)]
+        sources: SourceArgs,
         /// Print the catalog as JSON.
         #[arg(long)]
         json: bool,
@@ -50,9 +66,8 @@ enum Command {
     Load {
         /// The skill's name (or an alias).
         name: String,
-        /// A skills root, highest precedence first.
-        #[arg(long = "root", value_name = "DIR")]
-        roots: Vec<PathBuf>,
+        #[command(flatten)]
+        sources: SourceArgs,
         /// Print the skill and its body as JSON.
         #[arg(long)]
         json: bool,
@@ -73,9 +88,8 @@ enum Command {
         /// The session log (one JSON object per line).
         #[arg(long, value_name = "FILE")]
         session: PathBuf,
-        /// A skills root, highest precedence first.
-        #[arg(long = "root", value_name = "DIR")]
-        roots: Vec<PathBuf>,
+        #[command(flatten)]
+        sources: SourceArgs,
         /// Full replacement (default) or only skills the agent was not told about.
         #[arg(long, value_enum, default_value_t = Mode::Replace)]
         mode: Mode,
@@ -95,9 +109,8 @@ enum Command {
         /// The files touched.
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
-        /// A skills root, highest precedence first (default: the usual roots of --cwd).
-        #[arg(long = "root", value_name = "DIR")]
-        roots: Vec<PathBuf>,
+        #[command(flatten)]
+        sources: SourceArgs,
     },
     /// Expand a skill for the user or the model: the text (inline) or the
     /// fork plan. A refusal exits 1 and says why.
@@ -116,18 +129,16 @@ enum Command {
         /// The session log, for skills activated or discovered in it.
         #[arg(long, value_name = "FILE")]
         session: Option<PathBuf>,
-        /// A skills root, highest precedence first.
-        #[arg(long = "root", value_name = "DIR")]
-        roots: Vec<PathBuf>,
+        #[command(flatten)]
+        sources: SourceArgs,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
     },
     /// Print the catalog, then again each time it changes (until interrupted).
     Watch {
-        /// A skills root, highest precedence first.
-        #[arg(long = "root", value_name = "DIR")]
-        roots: Vec<PathBuf>,
+        #[command(flatten)]
+        sources: SourceArgs,
         /// Print each catalog as one line of JSON.
         #[arg(long)]
         json: bool,
@@ -140,6 +151,20 @@ enum Command {
         /// How long a burst of changes must be quiet before it counts, in milliseconds.
         #[arg(long, default_value_t = 10, value_name = "MS")]
         window: u64,
+    },
+    /// Publish skill roots as a static mirror any web server can serve: an
+    /// index.json (a SEP-2640 skills/list result) and every skill's files.
+    Mirror {
+        /// A skills root, highest precedence first.
+        #[arg(required = true, value_name = "ROOT")]
+        roots: Vec<PathBuf>,
+        /// The folder to write (created if needed; only files of earlier
+        /// mirrors are ever removed from it).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Time the sandboxed provider against a native scan with the same parser,
     /// or (with --latency) how fast a file change reaches the catalog.
@@ -218,35 +243,64 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// A registry over the given roots, or over the usual ones.
-fn registry(ctx: &Ctx, roots: &[PathBuf]) -> Result<Registry> {
+/// A registry over the given sources, with the usual roots of the current
+/// folder when no root is given.
+fn registry(ctx: &Ctx, sources: &SourceArgs) -> Result<Registry> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
-    registry_at(ctx, roots, &cwd)
+    registry_at(ctx, sources, &cwd)
 }
 
 /// A registry over the given roots, else the configured providers, else the
-/// usual roots of `cwd`.
-fn registry_at(ctx: &Ctx, roots: &[PathBuf], cwd: &std::path::Path) -> Result<Registry> {
-    if !roots.is_empty() {
-        return Ok(ctx.runtime.registry_for_roots(roots)?);
+/// usual roots of `cwd`; then the remote mirrors; then the bundled skills.
+fn registry_at(ctx: &Ctx, sources: &SourceArgs, cwd: &std::path::Path) -> Result<Registry> {
+    let runtime = &ctx.runtime;
+    let remotes = sources
+        .remotes
+        .iter()
+        .map(|arg| RemoteSource::from_arg(arg))
+        .collect::<Result<Vec<_>, _>>()?;
+    let registry = if !sources.roots.is_empty() {
+        runtime.registry_for_sources(&Sources {
+            roots: sources.roots.clone(),
+            remotes,
+            bundled: !sources.no_bundled,
+        })?
+    } else if let Some(config) = &ctx.config {
+        let registry = config.registry(runtime)?;
+        for remote in &remotes {
+            registry.add(runtime.remote_provider(remote)?);
+        }
+        registry
+    } else {
+        let registry = Registry::new();
+        for (root, scope) in roots::default_roots(cwd, std::env::home_dir().as_deref()) {
+            registry.add(runtime.local_provider_in(root, scope)?);
+        }
+        for remote in &remotes {
+            registry.add(runtime.remote_provider(remote)?);
+        }
+        registry.add(runtime.bundled_provider()?);
+        registry
+    };
+    if sources.no_bundled {
+        for provider in registry.providers() {
+            if provider.scope() == Scope::Bundled {
+                registry.remove(provider.id());
+            }
+        }
     }
-    if let Some(config) = &ctx.config {
-        return Ok(config.registry(&ctx.runtime)?);
-    }
-    Ok(ctx
-        .runtime
-        .registry_for_default_roots(cwd, std::env::home_dir().as_deref())?)
+    Ok(registry)
 }
 
-/// The registry of a session: its roots, then the nested roots the session
-/// discovered (lowest precedence).
+/// The registry of a session: its sources, then the nested roots the
+/// session discovered (lowest precedence).
 fn session_registry(
     ctx: &Ctx,
-    roots: &[PathBuf],
+    sources: &SourceArgs,
     cwd: &std::path::Path,
     log: &dyn SessionLog,
 ) -> Result<Registry> {
-    let registry = registry_at(ctx, roots, cwd)?;
+    let registry = registry_at(ctx, sources, cwd)?;
     for root in activation::discovered_roots(log) {
         registry.add(ctx.runtime.local_provider_in(root, Scope::Project)?);
     }
@@ -267,8 +321,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let ctx = Ctx { runtime, config };
     let runtime = &ctx.runtime;
     match cli.command {
-        Command::Catalog { roots, json } => {
-            let catalog = registry(&ctx, &roots)?.snapshot();
+        Command::Catalog { sources, json } => {
+            let catalog = registry(&ctx, &sources)?.snapshot();
             if json {
                 print_json(&catalog.to_json())?;
             } else {
@@ -276,8 +330,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Load { name, roots, json } => {
-            let doc = registry(&ctx, &roots)?.load(&name)?;
+        Command::Load {
+            name,
+            sources,
+            json,
+        } => {
+            let doc = registry(&ctx, &sources)?.load(&name)?;
             if json {
                 print_json(&doc.to_json())?;
             } else {
@@ -313,13 +371,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Inject {
             session,
-            roots,
+            sources,
             mode,
             agent,
         } => {
             let mut log = JsonlLog::open(&session)?;
             let cwd = std::env::current_dir().context("cannot read the current folder")?;
-            let catalog = session_registry(&ctx, &roots, &cwd, &log)?.snapshot();
+            let catalog = session_registry(&ctx, &sources, &cwd, &log)?.snapshot();
             let injector = Injector::default();
             let outcome = match mode {
                 Mode::Replace => injector.replace(&catalog, &mut log)?,
@@ -332,7 +390,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             session,
             cwd,
             paths,
-            roots,
+            sources,
         } => {
             let mut log = JsonlLog::open(&session)?;
             let cwd = std::fs::canonicalize(&cwd)
@@ -348,7 +406,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     std::fs::canonicalize(&p).unwrap_or(p)
                 })
                 .collect();
-            let registry = session_registry(&ctx, &roots, &cwd, &log)?;
+            let registry = session_registry(&ctx, &sources, &cwd, &log)?;
             let activation = activation::touch(
                 runtime,
                 &registry,
@@ -368,7 +426,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             caller,
             session_id,
             session,
-            roots,
+            sources,
             json,
         } => {
             let cwd = std::env::current_dir().context("cannot read the current folder")?;
@@ -376,7 +434,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Some(path) => Box::new(JsonlLog::open(path)?),
                 None => Box::new(MemoryLog::default()),
             };
-            let registry = session_registry(&ctx, &roots, &cwd, log.as_ref())?;
+            let registry = session_registry(&ctx, &sources, &cwd, log.as_ref())?;
             let request = invoke::Request {
                 name: &name,
                 args: &args,
@@ -414,7 +472,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Watch {
-            roots,
+            sources,
             json,
             poll,
             poll_interval,
@@ -430,7 +488,32 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 window: Duration::from_millis(window),
                 ..WatchOptions::default()
             };
-            watch(&registry(&ctx, &roots)?, options, json)
+            watch(&registry(&ctx, &sources)?, options, json)
+        }
+        Command::Mirror { roots, out, json } => {
+            let report = mirror::write(runtime, &roots, &out)?;
+            for warning in &report.warnings {
+                eprintln!("{warning}");
+            }
+            if json {
+                print_json(&serde_json::json!({
+                    "skills": report.skills,
+                    "written": report.written,
+                    "unchanged": report.unchanged,
+                    "removed": report.removed,
+                    "warnings": report.warnings.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+                }))?;
+            } else {
+                println!(
+                    "published {} skill(s) to {}: {} file(s) written, {} unchanged, {} removed",
+                    report.skills,
+                    out.display(),
+                    report.written.len(),
+                    report.unchanged,
+                    report.removed.len()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Bench {
             catalog: true,

@@ -3,7 +3,7 @@
 
 use crate::bindings::types::{self as wit, ProviderConfig};
 use crate::boundary::{self, Caps, ProviderObservation};
-use crate::capabilities::Grants;
+use crate::capabilities::{Grants, VirtualRoot};
 use crate::engine::{LoadedComponent, SandboxEngine};
 use crate::error::{Error, ProviderErrorKind};
 use crate::model::{Diagnostic, SkillDocument, SkillResource};
@@ -28,6 +28,17 @@ pub struct ProviderSpec {
     pub roots: Vec<PathBuf>,
     /// Provider-specific settings passed to `init`.
     pub settings: Vec<(String, String)>,
+    /// HTTP origins it may reach (`scheme://host:port`).
+    pub origins: Vec<String>,
+    /// Guest path prefixes that only name where its skills come from
+    /// (`/remote` → the mirror's URL); nothing is opened there.
+    pub virtual_roots: Vec<VirtualRoot>,
+    /// Set for remote sources: its skills are listed as `namespace:name`,
+    /// so they never shadow, nor are shadowed by, another source's (B6).
+    pub namespace: Option<String>,
+    /// How often the host asks it to look for changes itself (a remote
+    /// index), while the registry is watching.
+    pub poll: Option<std::time::Duration>,
     /// Memory and time limits.
     pub limits: Limits,
     /// Caps on what it may return.
@@ -171,12 +182,55 @@ impl Provider {
         *lock(&self.instance) = None;
     }
 
+    /// Its namespace, when its skills are listed as `namespace:name`.
+    pub fn namespace(&self) -> Option<&str> {
+        self.spec.namespace.as_deref()
+    }
+
+    /// How often it is polled while the registry watches.
+    pub fn poll_interval(&self) -> Option<std::time::Duration> {
+        self.spec.poll
+    }
+
     /// Where diagnostics about the provider as a whole point.
     fn location(&self) -> String {
         self.spec
             .roots
             .first()
-            .map_or_else(|| self.spec.id.clone(), |r| r.display().to_string())
+            .map(|r| r.display().to_string())
+            .or_else(|| {
+                self.spec
+                    .virtual_roots
+                    .first()
+                    .map(|v| v.shown.display().to_string())
+            })
+            .unwrap_or_else(|| self.spec.id.clone())
+    }
+
+    /// The name the guest knows a skill by: without the namespace.
+    fn guest_name<'a>(&self, name: &'a str) -> Result<&'a str, Error> {
+        let Some(namespace) = &self.spec.namespace else {
+            return Ok(name);
+        };
+        name.strip_prefix(namespace.as_str())
+            .and_then(|rest| rest.strip_prefix(':'))
+            .ok_or_else(|| Error::Provider {
+                provider: self.id().to_string(),
+                kind: ProviderErrorKind::NotFound,
+                message: format!("{name:?} is not in the {namespace:?} namespace"),
+            })
+    }
+
+    /// Puts a skill (and its aliases) in the provider's namespace.
+    fn namespaced(&self, skill: &mut crate::model::Skill) {
+        skill.scope = self.spec.scope;
+        if let Some(namespace) = &self.spec.namespace {
+            let f = &mut skill.frontmatter;
+            f.name = format!("{namespace}:{}", f.name);
+            for alias in &mut f.aliases {
+                *alias = format!("{namespace}:{alias}");
+            }
+        }
     }
 
     /// Runs `f` on the live instance, starting one if needed (or if a root
@@ -212,7 +266,11 @@ impl Provider {
                     });
                 }
             }
-            let grants = Arc::new(Grants::for_roots(&self.spec.roots));
+            let grants = Arc::new(
+                Grants::for_roots(&self.spec.roots)
+                    .with_virtual(&self.spec.virtual_roots)
+                    .with_origins(&self.spec.origins),
+            );
             let config = ProviderConfig {
                 id: self.spec.id.clone(),
                 roots: grants.roots.iter().map(|r| r.guest.clone()).collect(),
@@ -399,7 +457,7 @@ impl Provider {
             let path = entry.path.clone();
             match boundary::skill(entry, grants, self.id(), caps) {
                 Ok(mut skill) => {
-                    skill.scope = self.spec.scope;
+                    self.namespaced(&mut skill);
                     held.rejected.remove(&path);
                     held.skills.insert(path, Arc::new(skill));
                 }
@@ -484,17 +542,21 @@ impl Provider {
 
     /// Reads the skill `name` again and returns it with its body (SPEC C8).
     pub fn load(&self, name: &str) -> Result<SkillDocument, Error> {
+        let guest_name = self.guest_name(name)?;
         let (answer, grants) = self
-            .with_instance(|i| i.call(|b, s| b.skillhost_provider_provider().call_load(s, name)))
+            .with_instance(|i| {
+                i.call(|b, s| b.skillhost_provider_provider().call_load(s, guest_name))
+            })
             .map_err(|f| self.faulted(f))?;
         let doc = answer.map_err(|e| self.refused(e))?;
-        let doc =
+        let mut doc =
             boundary::document(doc, &grants, self.id(), &self.spec.caps).map_err(|message| {
                 Error::Boundary {
                     provider: self.id().to_string(),
                     message,
                 }
             })?;
+        self.namespaced(&mut doc.skill);
         if doc.skill.name() != name {
             self.invalidate();
             return Err(Error::Provider {
@@ -508,6 +570,7 @@ impl Provider {
 
     /// Lists the files of skill `name`.
     pub fn list_resources(&self, name: &str) -> Result<Vec<SkillResource>, Error> {
+        let name = self.guest_name(name)?;
         let (answer, _) = self
             .with_instance(|i| {
                 i.call(|b, s| b.skillhost_provider_provider().call_list_resources(s, name))
@@ -522,6 +585,7 @@ impl Provider {
 
     /// Reads one file of skill `name`.
     pub fn read_resource(&self, name: &str, path: &str) -> Result<Vec<u8>, Error> {
+        let name = self.guest_name(name)?;
         let (answer, _) = self
             .with_instance(|i| {
                 i.call(|b, s| {
@@ -553,6 +617,23 @@ impl Provider {
             if events.is_empty() {
                 return Ok(());
             }
+            i.call(|b, s| b.skillhost_provider_provider().call_on_change(s, &events))
+        })
+        .map(|_| ())
+        .map_err(|f| self.faulted(f))
+    }
+
+    /// Asks a provider that is polled (a remote index) to look for changes
+    /// now; it calls `invalidate-provider` if it found some.
+    pub fn poll(&self) -> Result<(), Error> {
+        self.with_instance(|i| {
+            let Some(root) = i.grants().virtual_roots.first().map(|v| v.guest.clone()) else {
+                return Ok(());
+            };
+            let events = [wit::ChangeEvent {
+                path: root,
+                kind: wit::ChangeKind::Rescan,
+            }];
             i.call(|b, s| b.skillhost_provider_provider().call_on_change(s, &events))
         })
         .map(|_| ())

@@ -5,6 +5,7 @@
 use crate::boundary::ProviderObservation;
 use crate::error::Error;
 use crate::model::{Catalog, Diagnostic, SkillDocument, SkillResource};
+use crate::poll::Poller;
 use crate::provider::{Provider, Scope};
 use crate::watcher::{WatchOptions, Watcher};
 use std::collections::{HashMap, HashSet};
@@ -23,6 +24,8 @@ type Listener = Arc<dyn Fn() + Send + Sync>;
 struct Listeners {
     next: AtomicU64,
     entries: Mutex<Vec<(u64, Listener)>>,
+    /// Set by dispose: a notification already queued calls no one.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// Keeps a change listener registered; dropping it unsubscribes.
@@ -51,6 +54,7 @@ pub struct Registry {
     listeners: Arc<Listeners>,
     notify: Mutex<Option<Sender<()>>>,
     watcher: Mutex<Option<Arc<Watcher>>>,
+    poller: Mutex<Option<Poller>>,
     reported: Mutex<Vec<Diagnostic>>,
 }
 
@@ -81,6 +85,9 @@ impl Registry {
                         .map(|(_, l)| l.clone())
                         .collect();
                     for listener in current {
+                        if listeners.closed.load(Ordering::Acquire) {
+                            return;
+                        }
                         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener()))
                             .is_err()
                         {
@@ -103,6 +110,7 @@ impl Registry {
             listeners,
             notify: Mutex::new(notify),
             watcher: Mutex::new(None),
+            poller: Mutex::new(None),
             reported: Mutex::new(Vec::new()),
         }
     }
@@ -135,11 +143,39 @@ impl Registry {
 
     /// Watches through a watcher shared with other registries (one per
     /// project, say), so the bound on project watchers holds across them.
+    /// Providers that must be polled (remote indexes) are polled from now on.
     pub fn watch_with(&self, watcher: Arc<Watcher>) {
         if let Some(old) = lock(&self.watcher).replace(watcher) {
             for provider in self.providers() {
                 old.forget(&provider);
             }
+        }
+        let mut poller = lock(&self.poller);
+        if poller.is_none() {
+            match Poller::start() {
+                Ok(started) => {
+                    for provider in self.providers() {
+                        if let Some(every) = provider.poll_interval() {
+                            started.add(&provider, every);
+                        }
+                    }
+                    *poller = Some(started);
+                }
+                Err(e) => self.report(Diagnostic::error(
+                    "skillhost",
+                    format!(
+                        "cannot start polling remote sources: {e}; their changes will be missed"
+                    ),
+                )),
+            }
+        }
+    }
+
+    /// Polls every polled provider now, without waiting for its interval
+    /// (only while watching).
+    pub fn poll_now(&self) {
+        if let Some(poller) = lock(&self.poller).as_ref() {
+            poller.now();
         }
     }
 
@@ -151,6 +187,10 @@ impl Registry {
     /// Adds a provider below every provider already registered.
     pub fn add(&self, provider: Arc<Provider>) {
         provider.signals().set_notify(lock(&self.notify).clone());
+        if let (Some(poller), Some(every)) = (lock(&self.poller).as_ref(), provider.poll_interval())
+        {
+            poller.add(&provider, every);
+        }
         self.write().push(provider);
         self.changed();
     }
@@ -326,6 +366,7 @@ impl Registry {
     /// callbacks do nothing.
     pub fn dispose(&self) {
         let watcher = lock(&self.watcher).take();
+        *lock(&self.poller) = None;
         let providers = std::mem::take(&mut *self.write());
         for p in providers {
             if let Some(watcher) = &watcher {
@@ -334,6 +375,8 @@ impl Registry {
             p.dispose();
         }
         self.generation.fetch_add(1, Ordering::AcqRel);
+        self.listeners.closed.store(true, Ordering::Release);
+        lock(&self.listeners.entries).clear();
         *lock(&self.notify) = None;
         *lock(&self.cached) = None;
     }

@@ -7,6 +7,7 @@ use crate::bindings::types::ProviderConfig;
 use crate::capabilities::Grants;
 use crate::engine::{LoadedComponent, SandboxEngine};
 use crate::files::Mounts;
+use crate::http_access::HttpGate;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
@@ -16,6 +17,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime::{ResourceLimiter, Store, UpdateDeadline};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 /// Bytes of a guest's stderr kept to explain a crash.
 const STDERR_CAPACITY: usize = 16 * 1024;
@@ -216,6 +218,11 @@ impl ProviderSignals {
         self.generation.load(Ordering::Acquire)
     }
 
+    /// Whether the provider was disposed (removed from its registry).
+    pub fn is_disposed(&self) -> bool {
+        self.disposed.load(Ordering::Acquire)
+    }
+
     /// Makes every later signal a no-op.
     pub fn dispose(&self) {
         self.disposed.store(true, Ordering::Release);
@@ -251,6 +258,8 @@ pub struct HostState {
     pub(crate) watches: BTreeMap<String, WatchRequest>,
     pub(crate) mounts: Mounts,
     pub(crate) refusals: Refusals,
+    http: WasiHttpCtx,
+    http_gate: HttpGate,
     invalidations: (Instant, u32),
     max_invalidations_per_second: u32,
     stderr: MemoryOutputPipe,
@@ -302,6 +311,17 @@ impl WasiView for HostState {
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for HostState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        self.http_gate.deadline = Some(self.call_deadline);
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.http_gate,
         }
     }
 }
@@ -456,11 +476,16 @@ impl Instance {
                 // The folder vanished since the grant was made; the provider
                 // sees it as missing and the next grant notices.
                 Err(e) => {
-                    tracing::debug!(provider = signals.id(), mount = %mount.host.display(), error = %e, "mount skipped")
+                    tracing::debug!(provider = signals.id(), mount = %mount.host.display(), error = %e, "mount skipped");
+                    mounts.absent(&mount.guest);
                 }
             }
         }
+        for root in grants.roots.iter().filter(|r| !r.present) {
+            mounts.absent(&root.guest);
+        }
         let instance = NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed);
+        let http_gate = HttpGate::new(&grants.origins, refusals.clone());
         let state = HostState {
             wasi: wasi.build(),
             table: ResourceTable::new(),
@@ -475,6 +500,8 @@ impl Instance {
             grants,
             watches: BTreeMap::new(),
             mounts,
+            http: WasiHttpCtx::new(),
+            http_gate,
             refusals,
             invalidations: (Instant::now(), 0),
             max_invalidations_per_second: limits.max_invalidations_per_second,

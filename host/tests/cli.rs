@@ -54,14 +54,16 @@ fn catalog_lists_the_example_skills() {
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }
-    assert!(text.contains("5 skill(s)"), "{text}");
+    // The five examples, then the three bundled skills.
+    assert!(text.contains("8 skill(s)"), "{text}");
+    assert!(text.contains("skill-authoring"), "{text}");
 }
 
 #[test]
 fn catalog_json_has_the_documented_shape() {
     let home = tempfile::tempdir().unwrap();
     let out = skillhost(
-        &["catalog", "--json", "--root", &examples()],
+        &["catalog", "--json", "--no-bundled", "--root", &examples()],
         &workspace(),
         home.path(),
     );
@@ -331,7 +333,13 @@ fn watch_prints_the_catalog_again_only_when_it_changes() {
     };
     skill("first", "Already there", "body");
     let mut child = Command::new(env!("CARGO_BIN_EXE_skillhost"))
-        .args(["watch", "--json", "--root", root.path().to_str().unwrap()])
+        .args([
+            "watch",
+            "--json",
+            "--no-bundled",
+            "--root",
+            root.path().to_str().unwrap(),
+        ])
         .env("HOME", home.path())
         .env(
             "SKILLHOST_CACHE_DIR",
@@ -420,8 +428,10 @@ fn inject_appends_a_catalog_only_when_the_models_view_changes() {
     let home = tempfile::tempdir().unwrap();
     let session = project.path().join("session.jsonl");
     let session = session.to_str().unwrap();
+    // The bundled skills would never leave: this test empties the catalog.
     let run = |args: &[&str]| {
-        let out = skillhost(args, project.path(), home.path());
+        let args = [args, &["--no-bundled"]].concat();
+        let out = skillhost(&args, project.path(), home.path());
         assert!(
             out.status.success(),
             "{}",
@@ -634,5 +644,177 @@ fn a_bad_configuration_names_the_key_and_the_line() {
     assert!(
         err.contains("skillhost.toml:4: memroy_mib: unknown field"),
         "{err}"
+    );
+}
+
+fn names_in(json: &serde_json::Value) -> Vec<String> {
+    json["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn mirror_publishes_once_and_catalog_reads_it_back_over_nginx() {
+    let home = tempfile::tempdir().unwrap();
+    let site = tempfile::tempdir().unwrap();
+    let out_dir = site.path().join("public");
+    let out_arg = out_dir.display().to_string();
+    let published = skillhost(
+        &["mirror", &examples(), "--out", &out_arg],
+        &workspace(),
+        home.path(),
+    );
+    assert!(published.status.success(), "{published:?}");
+    let text = stdout(&published);
+    assert!(text.starts_with("published "), "{text}");
+    // Unchanged roots: nothing is written again.
+    let again = skillhost(
+        &["mirror", &examples(), "--out", &out_arg, "--json"],
+        &workspace(),
+        home.path(),
+    );
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(report["written"], serde_json::json!([]), "{report}");
+    assert_eq!(report["removed"], serde_json::json!([]));
+    let nginx = skillhost_tests::nginx::Nginx::serve(&out_dir);
+    let empty = tempfile::tempdir().unwrap();
+    let local = skillhost(
+        &["catalog", "--root", &examples(), "--no-bundled", "--json"],
+        &workspace(),
+        home.path(),
+    );
+    let local: serde_json::Value = serde_json::from_slice(&local.stdout).unwrap();
+    let remote_arg = format!("team={}", nginx.url());
+    let remote = skillhost(
+        &[
+            "catalog",
+            "--root",
+            &empty.path().display().to_string(),
+            "--remote",
+            &remote_arg,
+            "--no-bundled",
+            "--json",
+        ],
+        &workspace(),
+        home.path(),
+    );
+    assert!(remote.status.success(), "{remote:?}");
+    let remote: serde_json::Value = serde_json::from_slice(&remote.stdout).unwrap();
+    assert_eq!(remote["complete"], true, "{remote}");
+    let expected: Vec<String> = names_in(&local)
+        .iter()
+        .map(|n| format!("team:{n}"))
+        .collect();
+    assert_eq!(names_in(&remote), expected);
+    // The label defaults to the URL's host; loading prints the body.
+    let first = names_in(&local)[0].clone();
+    let loaded = skillhost(
+        &[
+            "load",
+            &format!("127.0.0.1:{first}"),
+            "--root",
+            &empty.path().display().to_string(),
+            "--remote",
+            &nginx.url(),
+        ],
+        &workspace(),
+        home.path(),
+    );
+    assert!(loaded.status.success(), "{loaded:?}");
+    let local_body = skillhost(
+        &["load", &first, "--root", &examples()],
+        &workspace(),
+        home.path(),
+    );
+    assert_eq!(stdout(&loaded), stdout(&local_body));
+}
+
+#[test]
+fn bundled_skills_come_last_and_can_be_left_out() {
+    let home = tempfile::tempdir().unwrap();
+    let with = skillhost(
+        &["catalog", "--root", &examples(), "--json"],
+        &workspace(),
+        home.path(),
+    );
+    let with: serde_json::Value = serde_json::from_slice(&with.stdout).unwrap();
+    let authoring = with["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "skill-authoring")
+        .unwrap_or_else(|| panic!("{with}"));
+    assert_eq!(authoring["scope"], "bundled");
+    let without = skillhost(
+        &["catalog", "--root", &examples(), "--json", "--no-bundled"],
+        &workspace(),
+        home.path(),
+    );
+    let without: serde_json::Value = serde_json::from_slice(&without.stdout).unwrap();
+    assert!(!names_in(&without).contains(&"skill-authoring".to_string()));
+    let body = skillhost(&["load", "skill-authoring"], home.path(), home.path());
+    assert!(body.status.success(), "{body:?}");
+    assert!(stdout(&body).contains("description"), "{}", stdout(&body));
+}
+
+#[test]
+fn a_configured_remote_source_is_read_with_its_label() {
+    let home = tempfile::tempdir().unwrap();
+    let site = tempfile::tempdir().unwrap();
+    let published = skillhost(
+        &[
+            "mirror",
+            &examples(),
+            "--out",
+            &site.path().display().to_string(),
+        ],
+        &workspace(),
+        home.path(),
+    );
+    assert!(published.status.success(), "{published:?}");
+    let nginx = skillhost_tests::nginx::Nginx::serve(site.path());
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("skillhost.toml"),
+        format!(
+            "bundled = false\n\n[[provider]]\nbuiltin = \"remote\"\nurl = \"{}index.json\"\nlabel = \"shared\"\npoll_seconds = 30\n",
+            nginx.url()
+        ),
+    )
+    .unwrap();
+    let out = skillhost(&["catalog", "--json"], project.path(), home.path());
+    assert!(out.status.success(), "{out:?}");
+    let catalog: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names = names_in(&catalog);
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.starts_with("shared:")),
+        "{names:?}"
+    );
+    assert_eq!(catalog["skills"][0]["source"], "remote:shared");
+}
+
+#[test]
+fn a_root_that_does_not_exist_is_an_empty_complete_source() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = home.path().join("not/yet");
+    let out = skillhost(
+        &[
+            "catalog",
+            "--json",
+            "--no-bundled",
+            "--root",
+            &missing.display().to_string(),
+        ],
+        home.path(),
+        home.path(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let catalog: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        catalog,
+        serde_json::json!({"complete": true, "skills": [], "diagnostics": []})
     );
 }

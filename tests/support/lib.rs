@@ -9,6 +9,9 @@ use skillhost::{Provider, ProviderSpec, Runtime};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub mod http;
+pub mod nginx;
+
 /// The probe guest (`tests/guests/probe`), built from source by `build.rs`.
 pub static PROBE_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_PROBE_GUEST_WASM"));
 
@@ -82,6 +85,10 @@ pub fn provider_of(
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        origins: Vec::new(),
+        virtual_roots: Vec::new(),
+        namespace: None,
+        poll: None,
         limits,
         caps: Caps::default(),
     })

@@ -5,7 +5,8 @@
 //!
 //! - `attack` = `loop`, `memory`, `recursion`, `trap`, `many-skills`,
 //!   `huge-description`, `bad-names`, `storm`, `watch-everything`,
-//!   `read-outside`, `sockets`, `environment`, `stdout`;
+//!   `read-outside`, `sockets`, `environment`, `stdout`, `http` (a GET to
+//!   an origin it was not granted);
 //! - `in` = the export it happens in (`init`, `snapshot`, `load`,
 //!   `list-resources`, `read-resource`, `on-change`, `observe`; default
 //!   `snapshot`);
@@ -114,6 +115,21 @@ impl Hostile {
             }
             "stdout" => {
                 println!("hostile provider writing to stdout");
+            }
+            "http" => {
+                use wasip2::http::{outgoing_handler, types};
+                let request = types::OutgoingRequest::new(types::Fields::new());
+                let _ = request.set_scheme(Some(&types::Scheme::Http));
+                let _ = request.set_authority(Some("127.0.0.1:9"));
+                let _ = request.set_path_with_query(Some("/steal"));
+                if let Ok(pending) = outgoing_handler::handle(request, None) {
+                    pending.subscribe().block();
+                    let answered = matches!(pending.get(), Some(Ok(Ok(_))));
+                    assert!(
+                        !answered,
+                        "the sandbox let a request to an ungranted origin through"
+                    );
+                }
             }
             _ => {}
         }

@@ -1,0 +1,134 @@
+//! The bundled skill provider (SPEC B3): skills compiled into the component
+//! from `providers/bundled/skills` at build time. The host ships it embedded
+//! as the lowest-precedence source. It needs no grant at all: no files, no
+//! network.
+
+use sha2::{Digest, Sha256};
+use skillhost_guest_sdk::frontmatter::parse_document;
+use skillhost_guest_sdk::{
+    Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Resource, Severity,
+    SkillDocument, SkillEntry, SnapshotRequest, to_wit_diagnostic, to_wit_frontmatter,
+};
+
+include!(concat!(env!("OUT_DIR"), "/files.rs"));
+
+/// Where bundled skills live, as the host sees the provider's paths.
+pub const ROOT: &str = "/bundled";
+/// The epoch of the one observation this provider ever makes: its skills
+/// never change while it runs.
+const EPOCH: u64 = 1;
+
+/// The provider: the parsed entries, made once.
+pub struct Bundled {
+    skills: Vec<SkillEntry>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn file(skill: &str, path: &str) -> Option<&'static [u8]> {
+    FILES
+        .iter()
+        .find(|(s, p, _)| *s == skill && *p == path)
+        .map(|(_, _, bytes)| *bytes)
+}
+
+fn folder_of(name: &str, skills: &[SkillEntry]) -> Option<String> {
+    skills
+        .iter()
+        .find(|s| s.frontmatter.name == name)
+        .and_then(|s| s.base.rsplit('/').next().map(str::to_string))
+}
+
+impl Provider for Bundled {
+    fn init(_config: ProviderConfig) -> Result<Self, ProviderError> {
+        let mut skills = Vec::new();
+        let mut diagnostics = Vec::new();
+        for (folder, path, bytes) in FILES.iter().filter(|(_, p, _)| *p == "SKILL.md") {
+            let doc_path = format!("{ROOT}/{folder}/{path}");
+            match parse_document(bytes, folder) {
+                Ok(doc) => {
+                    diagnostics.extend(
+                        doc.warnings
+                            .into_iter()
+                            .map(|w| to_wit_diagnostic(&doc_path, Severity::Warning, w)),
+                    );
+                    skills.push(SkillEntry {
+                        frontmatter: to_wit_frontmatter(doc.frontmatter),
+                        path: doc_path,
+                        base: format!("{ROOT}/{folder}"),
+                    });
+                }
+                Err(finding) => {
+                    diagnostics.push(to_wit_diagnostic(&doc_path, Severity::Error, finding))
+                }
+            }
+        }
+        Ok(Bundled {
+            skills,
+            diagnostics,
+        })
+    }
+
+    fn snapshot(&mut self, request: SnapshotRequest) -> Observation {
+        // Nothing ever changes: the host that holds the one observation
+        // gets an empty delta.
+        let held = request.known == Some(EPOCH);
+        Observation {
+            epoch: EPOCH,
+            base: held.then_some(EPOCH),
+            skills: if held {
+                Vec::new()
+            } else {
+                self.skills.clone()
+            },
+            removed: Vec::new(),
+            diagnostics: self.diagnostics.clone(),
+            complete: true,
+        }
+    }
+
+    fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {
+        let entry = self
+            .skills
+            .iter()
+            .find(|s| s.frontmatter.name == name)
+            .cloned()
+            .ok_or_else(|| ProviderError::NotFound(format!("no bundled skill named {name:?}")))?;
+        let folder = folder_of(name, &self.skills).unwrap_or_default();
+        let bytes =
+            file(&folder, "SKILL.md").ok_or_else(|| ProviderError::NotFound(name.to_string()))?;
+        let doc =
+            parse_document(bytes, &folder).map_err(|f| ProviderError::Invalid(f.to_string()))?;
+        Ok(SkillDocument {
+            entry,
+            body: doc.body.to_string(),
+        })
+    }
+
+    fn list_resources(&mut self, name: &str) -> Result<Vec<Resource>, ProviderError> {
+        let folder = folder_of(name, &self.skills)
+            .ok_or_else(|| ProviderError::NotFound(format!("no bundled skill named {name:?}")))?;
+        Ok(FILES
+            .iter()
+            .filter(|(s, _, _)| *s == folder)
+            .map(|(_, path, bytes)| Resource {
+                path: path.to_string(),
+                size: bytes.len() as u64,
+                digest: format!("sha256:{}", hex(&Sha256::digest(bytes))),
+            })
+            .collect())
+    }
+
+    fn read_resource(&mut self, name: &str, path: &str) -> Result<Vec<u8>, ProviderError> {
+        let folder = folder_of(name, &self.skills)
+            .ok_or_else(|| ProviderError::NotFound(format!("no bundled skill named {name:?}")))?;
+        file(&folder, path)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| ProviderError::NotFound(format!("{name} has no file {path:?}")))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+skillhost_guest_sdk::export_provider!(Bundled);
