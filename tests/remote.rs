@@ -61,9 +61,10 @@ impl Site {
         .unwrap();
     }
 
-    fn index_requests(&self) -> Vec<u16> {
+    /// The statuses of the index requests, once at least `count` are logged.
+    fn index_requests(&self, count: usize) -> Vec<u16> {
         self.nginx
-            .requests_for("/index.json")
+            .logged("/index.json", count)
             .iter()
             .map(|l| l.status)
             .collect()
@@ -134,6 +135,7 @@ fn a_mirror_served_by_nginx_lists_every_skill_namespaced_and_loads_them_verified
         );
     }
     // Listing fetched the index only: bodies wait until a skill is loaded.
+    assert_eq!(site.nginx.logged("/index.json", 1).len(), 1);
     assert!(
         site.nginx.log().iter().all(|l| l.path == "/index.json"),
         "{:?}",
@@ -142,7 +144,7 @@ fn a_mirror_served_by_nginx_lists_every_skill_namespaced_and_loads_them_verified
     let doc = registry.load("team:brainstorming").unwrap();
     assert_eq!(doc.skill.name(), "team:brainstorming");
     assert_eq!(doc.body, local.load("brainstorming").unwrap().body);
-    assert_eq!(site.nginx.requests_for("/brainstorming/SKILL.md").len(), 1);
+    assert_eq!(site.nginx.logged("/brainstorming/SKILL.md", 1).len(), 1);
     // Resources: the same files, the same digests, fetched and verified.
     let remote_files = registry.list_resources("team:writing-skills").unwrap();
     let local_files = local.list_resources("writing-skills").unwrap();
@@ -173,7 +175,7 @@ fn an_unchanged_index_is_answered_304_and_invalidates_nothing() {
     for _ in 0..3 {
         provider.poll().unwrap();
     }
-    assert_eq!(site.index_requests(), [200, 304, 304, 304]);
+    assert_eq!(site.index_requests(4), [200, 304, 304, 304]);
     assert_eq!(
         provider.signals().generation(),
         generation,
@@ -186,7 +188,7 @@ fn an_unchanged_index_is_answered_304_and_invalidates_nothing() {
     );
     assert_eq!(provider.stats().snapshots(), snapshots);
     // A 304 carries no body: the poll costs a few hundred bytes.
-    let polled = site.nginx.requests_for("/index.json");
+    let polled = site.nginx.logged("/index.json", 4);
     let full = polled[0].bytes;
     let unchanged = polled[1].bytes;
     assert!(
@@ -205,11 +207,11 @@ fn the_host_drives_the_poll_while_watching() {
     registry.watch(WatchOptions::default()).unwrap();
     assert!(registry.snapshot().complete);
     let started = Instant::now();
-    while site.index_requests().iter().filter(|s| **s == 304).count() < 3 {
+    while site.index_requests(0).iter().filter(|s| **s == 304).count() < 3 {
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "no polls: {:?}",
-            site.index_requests()
+            site.index_requests(0)
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -261,7 +263,7 @@ fn a_changed_index_invalidates_exactly_once() {
             .and_then(|s| s.description()),
         Some("A new description")
     );
-    assert_eq!(site.index_requests(), [200, 200, 304]);
+    assert_eq!(site.index_requests(3), [200, 200, 304]);
     let doc = registry.load("team:brainstorming").unwrap();
     assert!(doc.body.contains("Body of brainstorming."));
 }

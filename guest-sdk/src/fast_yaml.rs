@@ -16,8 +16,14 @@ pub fn parse(text: &str) -> Option<Fields<'_>> {
     // `lines()`-like, but a final line break ends a line rather than
     // starting an empty one (which would count as a blank line in blocks).
     let body = text.strip_suffix('\n').unwrap_or(text);
-    let mut lines: Vec<&str> = Vec::with_capacity(body.bytes().filter(|&b| b == b'\n').count() + 1);
-    lines.extend(body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)));
+    let mut lines: Vec<&str> =
+        Vec::with_capacity(memchr::memchr_iter(b'\n', body.as_bytes()).count() + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', body.as_bytes()).chain(std::iter::once(body.len())) {
+        let line = &body[start..end];
+        lines.push(line.strip_suffix('\r').unwrap_or(line));
+        start = end + 1;
+    }
     let mut map: Fields<'_> = Vec::with_capacity(8);
     let mut i = 0;
     while i < lines.len() {

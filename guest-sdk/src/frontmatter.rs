@@ -218,16 +218,21 @@ fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
 /// Splits `---\n<yaml>\n---\n<body>`; `None` when the text does not open
 /// with a `---` line.
 fn split_frontmatter(text: &str) -> Result<Option<(&str, &str)>, Finding> {
-    let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
-    if text[..first_end].trim_end() != "---" {
+    let bytes = text.as_bytes();
+    // A `---` line, trailing whitespace allowed (the byte search matters
+    // inside the sandbox, where every scanned line costs).
+    let is_fence =
+        |line: &[u8]| line.starts_with(b"---") && line[3..].iter().all(u8::is_ascii_whitespace);
+    let first_end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+    if !is_fence(&bytes[..first_end]) {
         return Ok(None);
     }
     let mut offset = first_end;
-    while offset < text.len() {
-        let line_end = text[offset..]
-            .find('\n')
-            .map_or(text.len(), |i| offset + i + 1);
-        if text[offset..line_end].trim_end() == "---" {
+    while offset < bytes.len() {
+        let line_end =
+            memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |i| offset + i + 1);
+        if is_fence(&bytes[offset..line_end]) {
+            // Both ends are at line boundaries, so both are char boundaries.
             return Ok(Some((&text[first_end..offset], &text[line_end..])));
         }
         offset = line_end;

@@ -13,12 +13,17 @@ use crate::bindings::files::{
 use crate::sandbox::HostState;
 use cap_std::fs::Dir;
 use std::io::{ErrorKind, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, UNIX_EPOCH};
 
 /// Most paths one `read-files` or `stat-paths` call may name.
 pub const MAX_PATHS_PER_CALL: usize = 16_384;
 /// Most bytes one `read-files` call returns in all.
 pub const MAX_BYTES_PER_CALL: u64 = 256 * 1024 * 1024;
+/// Batches at least this long are read by several threads at once.
+const PARALLEL_FROM: usize = 64;
+/// Most threads reading one batch.
+const MAX_READERS: usize = 4;
 /// Most entries one `list-dir` call returns.
 pub const MAX_ENTRIES_PER_LISTING: usize = 100_000;
 
@@ -143,7 +148,7 @@ fn read_one(
     rel: &str,
     max_bytes: u64,
     data: &mut Vec<u8>,
-    budget: &mut u64,
+    budget: &AtomicU64,
 ) -> Result<FileSlice, FsError> {
     let mut file = dir.open(rel).map_err(error)?;
     let meta = file.metadata().map_err(error)?;
@@ -153,7 +158,7 @@ fn read_one(
     if meta.len() > max_bytes {
         return Err(FsError::TooLarge(meta.len()));
     }
-    if meta.len() > *budget {
+    if budget.load(Ordering::Relaxed) < meta.len() {
         return Err(FsError::Transient(
             "this call's byte budget is spent; ask again".to_string(),
         ));
@@ -193,7 +198,9 @@ fn read_one(
         data.truncate(offset);
         return Err(FsError::TooLarge(len));
     }
-    *budget = budget.saturating_sub(len);
+    let _ = budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
+        Some(b.saturating_sub(len))
+    });
     Ok(FileSlice {
         offset: offset as u64,
         len,
@@ -230,27 +237,86 @@ impl files::Host for HostState {
     }
 
     fn read_files(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
-        let mut budget = MAX_BYTES_PER_CALL;
-        let mut data = Vec::new();
-        let files = paths
-            .iter()
-            .enumerate()
-            .map(|(i, path)| {
-                if i >= MAX_PATHS_PER_CALL {
-                    return Err(FsError::Transient(format!(
-                        "more than {MAX_PATHS_PER_CALL} paths in one call; ask again"
-                    )));
-                }
-                if Instant::now() >= self.call_deadline() {
-                    return Err(FsError::Transient("the call's deadline passed".to_string()));
-                }
-                let (dir, rel) = self.mounts.resolve(path)?;
-                if rel.is_empty() {
-                    return Err(FsError::Denied("is a directory".to_string()));
-                }
-                read_one(dir, rel, max_bytes, &mut data, &mut budget)
-            })
-            .collect();
+        let deadline = self.call_deadline();
+        let budget = AtomicU64::new(MAX_BYTES_PER_CALL);
+        let mounts = &self.mounts;
+        let read = |index: usize, path: &String, data: &mut Vec<u8>| {
+            if index >= MAX_PATHS_PER_CALL {
+                return Err(FsError::Transient(format!(
+                    "more than {MAX_PATHS_PER_CALL} paths in one call; ask again"
+                )));
+            }
+            if Instant::now() >= deadline {
+                return Err(FsError::Transient("the call's deadline passed".to_string()));
+            }
+            let (dir, rel) = mounts.resolve(path)?;
+            if rel.is_empty() {
+                return Err(FsError::Denied("is a directory".to_string()));
+            }
+            read_one(dir, rel, max_bytes, data, &budget)
+        };
+        let readers = if paths.len() >= PARALLEL_FROM {
+            std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .min(MAX_READERS)
+        } else {
+            1
+        };
+        if readers <= 1 {
+            let mut data = Vec::new();
+            let files = paths
+                .iter()
+                .enumerate()
+                .map(|(i, path)| read(i, path, &mut data))
+                .collect();
+            return ReadResult { data, files };
+        }
+        // The guest cannot wait on two files at once; the host can. Each
+        // reader fills its own buffer, and the buffers are joined in order.
+        let chunk = paths.len().div_ceil(readers);
+        let parts: Vec<ReadResult> = std::thread::scope(|scope| {
+            let workers: Vec<_> = paths
+                .chunks(chunk)
+                .enumerate()
+                .map(|(c, part)| {
+                    let read = &read;
+                    let worker = scope.spawn(move || {
+                        let mut data = Vec::new();
+                        let files: Vec<_> = part
+                            .iter()
+                            .enumerate()
+                            .map(|(i, path)| read(c * chunk + i, path, &mut data))
+                            .collect();
+                        ReadResult { data, files }
+                    });
+                    (part.len(), worker)
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|(len, worker)| {
+                    worker.join().unwrap_or_else(|_| {
+                        let failed = || Err(FsError::Transient("a reader failed".to_string()));
+                        ReadResult {
+                            data: Vec::new(),
+                            files: (0..len).map(|_| failed()).collect(),
+                        }
+                    })
+                })
+                .collect()
+        });
+        let mut data = Vec::with_capacity(parts.iter().map(|p| p.data.len()).sum());
+        let mut files = Vec::with_capacity(paths.len());
+        for part in parts {
+            let base = data.len() as u64;
+            data.extend_from_slice(&part.data);
+            files.extend(part.files.into_iter().map(|r| {
+                r.map(|slice| FileSlice {
+                    offset: slice.offset + base,
+                    ..slice
+                })
+            }));
+        }
         ReadResult { data, files }
     }
 
@@ -357,21 +423,21 @@ mod tests {
         // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
         let dir = Dir::open_ambient_dir(root.path(), cap_std::ambient_authority()).unwrap();
-        let mut budget = MAX_BYTES_PER_CALL;
+        let budget = AtomicU64::new(MAX_BYTES_PER_CALL);
         let mut data = b"before".to_vec();
-        let slice = read_one(&dir, "small", 10, &mut data, &mut budget).unwrap();
+        let slice = read_one(&dir, "small", 10, &mut data, &budget).unwrap();
         assert_eq!((slice.offset, slice.len), (6, 5));
         assert_eq!(data, b"before12345");
         assert!(matches!(
-            read_one(&dir, "small", 4, &mut data, &mut budget),
+            read_one(&dir, "small", 4, &mut data, &budget),
             Err(FsError::TooLarge(5))
         ));
         assert!(matches!(
-            read_one(&dir, "escape", 10, &mut data, &mut budget),
+            read_one(&dir, "escape", 10, &mut data, &budget),
             Err(FsError::Denied(_))
         ));
         assert!(matches!(
-            read_one(&dir, "missing", 10, &mut data, &mut budget),
+            read_one(&dir, "missing", 10, &mut data, &budget),
             Err(FsError::NotFound)
         ));
         assert_eq!(data, b"before12345", "failed reads leave nothing behind");

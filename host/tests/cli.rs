@@ -211,6 +211,23 @@ fn validate_accepts_the_examples() {
 }
 
 #[test]
+fn the_bundled_skills_pass_the_strict_rules() {
+    let home = tempfile::tempdir().unwrap();
+    let bundled = workspace().join("providers/bundled/skills");
+    let out = skillhost(
+        &["validate", &bundled.display().to_string()],
+        &workspace(),
+        home.path(),
+    );
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("3 skill(s) valid"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn validate_reports_every_problem_as_path_field_message_and_exits_one() {
     let root = tempfile::tempdir().unwrap();
     let bad = root.path().join("Bad_Name");

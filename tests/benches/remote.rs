@@ -81,7 +81,7 @@ fn main() {
         unchanged.push(started.elapsed());
         assert!(catalog.complete && catalog.skills.len() == SKILLS);
     }
-    let index = nginx.requests_for("/index.json");
+    let index = nginx.logged("/index.json", 2 * ROUNDS + 1);
     let full = index
         .iter()
         .find(|l| l.status == 200)

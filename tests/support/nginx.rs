@@ -175,6 +175,20 @@ impl Nginx {
     pub fn requests_for(&self, path: &str) -> Vec<Logged> {
         self.log().into_iter().filter(|l| l.path == path).collect()
     }
+
+    /// Requests for `path`, once at least `count` are logged (nginx writes
+    /// a request's line after sending its answer, so the client can be
+    /// ahead of the log). Gives up after 10 s and returns what is there.
+    pub fn logged(&self, path: &str, count: usize) -> Vec<Logged> {
+        let started = Instant::now();
+        loop {
+            let seen = self.requests_for(path);
+            if seen.len() >= count || started.elapsed() > Duration::from_secs(10) {
+                return seen;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
 }
 
 impl Drop for Nginx {

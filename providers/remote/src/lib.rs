@@ -187,69 +187,71 @@ impl RemoteProvider {
     /// Fetches the index if it changed. Returns whether what the catalog
     /// shows changed.
     fn refresh(&mut self) -> bool {
-        let before = (
-            self.skills.clone(),
-            self.problems.clone(),
-            self.failure.clone(),
-            self.refused.len(),
-        );
         let url = self.index_url.text();
-        match fetch::get(&self.index_url, self.etag.as_deref(), self.max_index_bytes) {
-            Ok(response) if response.status == 304 && self.fetched => {
-                self.failure = None;
-            }
+        let failure = match fetch::get(&self.index_url, self.etag.as_deref(), self.max_index_bytes)
+        {
+            // Unchanged: only a failure that ended changes what is shown.
+            Ok(response) if response.status == 304 && self.fetched => None,
             Ok(response) if response.status == 200 => {
-                self.failure = None;
                 match serde_json::from_slice::<Value>(&response.body) {
                     Ok(index) => {
+                        let (skills, problems) = self.parse_index(&index);
+                        let changed = !self.fetched
+                            || skills != self.skills
+                            || problems != self.problems
+                            || !self.refused.is_empty()
+                            || self.failure.is_some();
                         self.fetched = true;
                         self.etag = response.etag;
-                        self.apply(&index);
+                        self.failure = None;
+                        if changed {
+                            self.skills = skills;
+                            self.problems = problems;
+                            self.refused.clear();
+                            self.epoch += 1;
+                        }
+                        return changed;
                     }
-                    Err(e) => self.failure = Some(format!("{url}: the index is not JSON: {e}")),
+                    Err(e) => Some(format!("{url}: the index is not JSON: {e}")),
                 }
             }
-            Ok(response) => self.failure = Some(format!("{url}: HTTP {}", response.status)),
-            Err(e) => self.failure = Some(e),
-        }
-        let after = (
-            self.skills.clone(),
-            self.problems.clone(),
-            self.failure.clone(),
-            self.refused.len(),
-        );
-        let changed = after != before;
+            Ok(response) => Some(format!("{url}: HTTP {}", response.status)),
+            Err(e) => Some(e),
+        };
+        let changed = failure != self.failure;
+        self.failure = failure;
         if changed {
             self.epoch += 1;
         }
         changed
     }
 
-    fn apply(&mut self, index: &Value) {
+    /// The skills of an index, sorted by folder, and its problems.
+    fn parse_index(&self, index: &Value) -> (Vec<Remote>, Vec<Diagnostic>) {
         let url = self.index_url.text();
-        self.problems.clear();
-        self.refused.clear();
         let Some(entries) = index["skills"].as_array() else {
-            self.problems.push(problem(
-                &url,
-                "the index has no \"skills\" list".to_string(),
-            ));
-            self.skills.clear();
-            return;
+            return (
+                Vec::new(),
+                vec![problem(
+                    &url,
+                    "the index has no \"skills\" list".to_string(),
+                )],
+            );
         };
+        let mut problems = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
         let mut skills: Vec<Remote> = Vec::with_capacity(entries.len());
         for value in entries {
             match self.entry(value) {
-                Ok(skill) if skills.iter().any(|s| s.folder == skill.folder) => {
-                    self.problems
-                        .push(problem(&url, format!("{} is listed twice", skill.folder)));
+                Ok(skill) if !seen.insert(skill.folder.clone()) => {
+                    problems.push(problem(&url, format!("{} is listed twice", skill.folder)));
                 }
                 Ok(skill) => skills.push(skill),
-                Err(message) => self.problems.push(problem(&url, message)),
+                Err(message) => problems.push(problem(&url, message)),
             }
         }
         skills.sort_by(|a, b| a.folder.cmp(&b.folder));
-        self.skills = skills;
+        (skills, problems)
     }
 
     fn skill(&mut self, name: &str) -> Result<Remote, ProviderError> {
