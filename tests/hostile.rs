@@ -381,6 +381,47 @@ fn reads_outside_the_grant_fail_through_wasi_and_through_files() {
 }
 
 #[test]
+fn a_flood_of_read_ahead_announcements_reads_nothing_outside_and_ends_with_the_call() {
+    // Lifting 800,000 paths costs the host real time: a deadline that is
+    // not the point of this test.
+    let limits = Limits {
+        deadline: Duration::from_secs(10),
+        ..limits()
+    };
+    let arena = arena("prefetch-flood", "snapshot", false, limits);
+    arena.honest();
+    arena.arm();
+    let catalog = arena.attacked();
+    // The guest traps if a read outside its grant succeeded. Only the first
+    // few of the 50 announcements of 16,002 paths start readers.
+    assert!(catalog.complete, "{:?}", catalog.diagnostics);
+    survived(&catalog, true);
+    // What was read ahead is dropped with the call: its readers stop.
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while readers_alive() > 0 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(readers_alive(), 0, "read-ahead threads outlived the call");
+    let again = arena.attacked();
+    assert!(again.complete, "{:?}", again.diagnostics);
+}
+
+/// Read-ahead threads alive in this process (Linux names them in /proc).
+fn readers_alive() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| {
+            tasks
+                .filter_map(Result::ok)
+                .filter(|t| {
+                    std::fs::read_to_string(t.path().join("comm"))
+                        .is_ok_and(|comm| comm.starts_with("skillhost-pref"))
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
 fn sockets_environment_and_stdout_are_refused_and_noted() {
     for (attack, noted) in [
         ("sockets", "tried to open a TCP socket"),

@@ -23,8 +23,8 @@ pub use bindings::skillhost::provider::types::{
 /// Bulk, read-only access to the provider's granted folders.
 pub mod files {
     pub use super::bindings::skillhost::provider::files::{
-        DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp, list_dir, read_files,
-        stat_paths,
+        DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp, list_dir, prefetch,
+        read_files, stat_paths,
     };
 
     /// One file of a [`ReadResult`]: its bytes, or why it could not be read.

@@ -10,9 +10,11 @@
 use crate::bindings::files::{
     self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp,
 };
+use crate::prefetch::Prefetch;
 use crate::sandbox::HostState;
 use cap_std::fs::Dir;
 use std::io::{ErrorKind, Read};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, UNIX_EPOCH};
 
@@ -24,19 +26,23 @@ pub const MAX_BYTES_PER_CALL: u64 = 256 * 1024 * 1024;
 const PARALLEL_FROM: usize = 64;
 /// Most threads reading one batch.
 const MAX_READERS: usize = 4;
+/// Most `prefetch` announcements one export call may make; later ones are
+/// ignored.
+pub const MAX_PREFETCHES_PER_CALL: u32 = 4;
 /// Most entries one `list-dir` call returns.
 pub const MAX_ENTRIES_PER_LISTING: usize = 100_000;
 
 /// A granted folder, open for cap-std resolution.
+#[derive(Clone)]
 pub struct Mount {
     /// Its guest path.
     pub guest: String,
-    /// The open folder.
-    pub dir: Dir,
+    /// The open folder, shared with read-ahead threads.
+    pub dir: Arc<Dir>,
 }
 
 /// The mounts of one provider instance.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Mounts {
     mounts: Vec<Mount>,
     /// Granted roots that did not exist when the instance started: paths
@@ -54,7 +60,7 @@ impl Mounts {
     pub fn push(&mut self, guest: &str, dir: Dir) {
         self.mounts.push(Mount {
             guest: guest.to_string(),
-            dir,
+            dir: Arc::new(dir),
         });
     }
 
@@ -81,7 +87,7 @@ impl Mounts {
                 } else {
                     rest.strip_prefix('/')?
                 };
-                Some((m.guest.len(), &m.dir, rest))
+                Some((m.guest.len(), &*m.dir, rest))
             })
             .max_by_key(|(len, _, _)| *len)
             .map(|(_, dir, rest)| (dir, rest))
@@ -208,6 +214,43 @@ fn read_one(
     })
 }
 
+/// Reads the file at guest path `path` (resolved beneath its mount) into
+/// `data`, as [`read_one`] does.
+pub(crate) fn read_path(
+    mounts: &Mounts,
+    path: &str,
+    max_bytes: u64,
+    data: &mut Vec<u8>,
+    budget: &AtomicU64,
+) -> Result<FileSlice, FsError> {
+    let (dir, rel) = mounts.resolve(path)?;
+    if rel.is_empty() {
+        return Err(FsError::Denied("is a directory".to_string()));
+    }
+    read_one(dir, rel, max_bytes, data, budget)
+}
+
+/// Appends a file read ahead to `data`, charging the call's byte budget.
+fn append_ahead(
+    read: Result<(Vec<u8>, FileSlice), FsError>,
+    data: &mut Vec<u8>,
+    budget: &AtomicU64,
+) -> Result<FileSlice, FsError> {
+    let (bytes, slice) = read?;
+    let len = bytes.len() as u64;
+    if budget
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(len))
+        .is_err()
+    {
+        return Err(FsError::Transient(
+            "this call's byte budget is spent; ask again".to_string(),
+        ));
+    }
+    let offset = data.len() as u64;
+    data.extend_from_slice(&bytes);
+    Ok(FileSlice { offset, ..slice })
+}
+
 impl files::Host for HostState {
     fn list_dir(&mut self, path: String) -> Result<Vec<DirEntry>, FsError> {
         let (dir, rel) = self.mounts.resolve(&path)?;
@@ -249,12 +292,21 @@ impl files::Host for HostState {
             if Instant::now() >= deadline {
                 return Err(FsError::Transient("the call's deadline passed".to_string()));
             }
-            let (dir, rel) = mounts.resolve(path)?;
-            if rel.is_empty() {
-                return Err(FsError::Denied("is a directory".to_string()));
-            }
-            read_one(dir, rel, max_bytes, data, &budget)
+            read_path(mounts, path, max_bytes, data, &budget)
         };
+        if let Some(ahead) = &self.prefetch {
+            // The read-ahead threads are the parallelism here.
+            let mut data = Vec::new();
+            let files = paths
+                .iter()
+                .enumerate()
+                .map(|(i, path)| match ahead.take(path, max_bytes) {
+                    Some(read) if i < MAX_PATHS_PER_CALL => append_ahead(read, &mut data, &budget),
+                    _ => read(i, path, &mut data),
+                })
+                .collect();
+            return ReadResult { data, files };
+        }
         let readers = if paths.len() >= PARALLEL_FROM {
             std::thread::available_parallelism()
                 .map_or(1, usize::from)
@@ -318,6 +370,18 @@ impl files::Host for HostState {
             }));
         }
         ReadResult { data, files }
+    }
+
+    fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64) {
+        if paths.len() > MAX_PATHS_PER_CALL || self.prefetches_this_call >= MAX_PREFETCHES_PER_CALL
+        {
+            return;
+        }
+        self.prefetches_this_call += 1;
+        // A new announcement replaces (and stops) the previous one.
+        self.prefetch = None;
+        self.prefetch =
+            Prefetch::start(paths, max_bytes, self.mounts.clone(), self.call_deadline());
     }
 
     fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {

@@ -84,6 +84,7 @@ pub mod invoke;
 pub mod mirror;
 pub mod model;
 pub mod poll;
+mod prefetch;
 pub mod provider;
 pub mod registry;
 pub mod remote;

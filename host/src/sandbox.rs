@@ -257,6 +257,9 @@ pub struct HostState {
     pub(crate) grants: Arc<Grants>,
     pub(crate) watches: BTreeMap<String, WatchRequest>,
     pub(crate) mounts: Mounts,
+    /// Files the current call announced it will read, being read ahead.
+    pub(crate) prefetch: Option<crate::prefetch::Prefetch>,
+    pub(crate) prefetches_this_call: u32,
     pub(crate) refusals: Refusals,
     http: WasiHttpCtx,
     http_gate: HttpGate,
@@ -500,6 +503,8 @@ impl Instance {
             grants,
             watches: BTreeMap::new(),
             mounts,
+            prefetch: None,
+            prefetches_this_call: 0,
             http: WasiHttpCtx::new(),
             http_gate,
             refusals,
@@ -555,6 +560,10 @@ impl Instance {
         self.store.data_mut().call_deadline = Instant::now() + self.limits.deadline;
         self.store.set_epoch_deadline(1);
         let result = f(&self.bindings, &mut self.store).map_err(|e| classify(e, self.store.data()));
+        // Nothing read ahead outlives the call it was read for.
+        let state = self.store.data_mut();
+        state.prefetch = None;
+        state.prefetches_this_call = 0;
         let state = self.store.data();
         let written = state.stdout.contents();
         if !written.is_empty() {

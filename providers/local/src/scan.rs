@@ -16,6 +16,11 @@ use skillhost_guest_sdk::{
 };
 use std::collections::BTreeMap;
 
+/// Documents read per `read-files` call.
+const BATCH: usize = 64;
+/// From this many documents on, they are announced for read-ahead first.
+const READ_AHEAD_FROM: usize = 2 * BATCH;
+
 /// The document file of a bundle skill.
 pub const SKILL_FILE: &str = "SKILL.md";
 
@@ -526,29 +531,44 @@ fn read_documents(mut entries: Vec<&mut Entry>, clock: &mut u64) {
         return;
     }
     let paths: Vec<String> = entries.iter().map(|e| e.doc.clone()).collect();
-    let result = files::read_files(&paths, MAX_DOCUMENT_BYTES);
-    for (index, entry) in entries.iter_mut().enumerate() {
-        let state = match files::file(&result, index).map_err(Failure::from) {
-            Ok((bytes, stamp)) => {
-                entry.stamp = Some(stamp);
-                parse(entry, bytes)
-            }
-            Err(Failure::Transient(m)) => {
-                fail(entry, clock, format!("cannot read: {m}"));
-                continue;
-            }
-            Err(failure) => {
-                // Only a state read from the file has a stamp to keep.
-                entry.stamp = None;
-                match failure {
-                    Failure::Missing => State::NotSkill(None),
-                    Failure::TooLarge(n) => State::Broken(too_large(n)),
-                    other => State::Broken(note(&format!("cannot read: {other}"))),
-                }
-            }
-        };
-        settle(entry, clock, state);
+    if paths.len() >= READ_AHEAD_FROM {
+        // Parse each batch while the host reads the next ones.
+        files::prefetch(&paths, MAX_DOCUMENT_BYTES);
     }
+    for (batch, paths) in entries.chunks_mut(BATCH).zip(paths.chunks(BATCH)) {
+        let result = files::read_files(paths, MAX_DOCUMENT_BYTES);
+        for (index, entry) in batch.iter_mut().enumerate() {
+            read_document(entry, files::file(&result, index), clock);
+        }
+    }
+}
+
+/// Settles `entry` from what reading its document gave.
+fn read_document(
+    entry: &mut Entry,
+    read: Result<(&[u8], files::Stamp), files::FsError>,
+    clock: &mut u64,
+) {
+    let state = match read.map_err(Failure::from) {
+        Ok((bytes, stamp)) => {
+            entry.stamp = Some(stamp);
+            parse(entry, bytes)
+        }
+        Err(Failure::Transient(m)) => {
+            fail(entry, clock, format!("cannot read: {m}"));
+            return;
+        }
+        Err(failure) => {
+            // Only a state read from the file has a stamp to keep.
+            entry.stamp = None;
+            match failure {
+                Failure::Missing => State::NotSkill(None),
+                Failure::TooLarge(n) => State::Broken(too_large(n)),
+                other => State::Broken(note(&format!("cannot read: {other}"))),
+            }
+        }
+    };
+    settle(entry, clock, state);
 }
 
 /// The entry for a listed name, or `None` when it cannot hold a skill.

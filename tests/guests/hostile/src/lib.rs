@@ -107,6 +107,20 @@ impl Hostile {
                     "the sandbox let a read outside the grant through"
                 );
             }
+            "prefetch-flood" => {
+                // Announce far more than is ever read, outside paths first,
+                // over and over; then check nothing outside came back.
+                let mut paths = vec!["/etc/passwd".to_string(), "/skills/0/../..".to_string()];
+                paths.extend((0..16_000).map(|i| format!("{}/nothing-{i}", self.root)));
+                for _ in 0..50 {
+                    skillhost_guest_sdk::files::prefetch(&paths, 1 << 20);
+                }
+                let read = skillhost_guest_sdk::files::read_files(&paths[..2], 1 << 20);
+                assert!(
+                    read.files.iter().all(|f| f.is_err()),
+                    "a read-ahead let a read outside the grant through"
+                );
+            }
             "sockets" => {
                 let _ = std::net::TcpStream::connect("127.0.0.1:9");
             }
