@@ -287,11 +287,10 @@ fn a_skill_md_replaced_by_a_folder_is_reported_without_hiding_others() {
     assert!(d.message.contains("not a regular file"), "{d}");
 }
 
-#[test]
-fn a_large_root_read_ahead_in_batches_reports_each_bad_file_and_loads_the_rest() {
-    // Hundreds of documents take the read-ahead path: announced to the host,
-    // read by its threads, handed over batch by batch.
-    let mut files: Vec<(String, Vec<u8>)> = (0..300)
+/// A root of `count` generated skills, three of them bad, and its checks.
+fn large_root_reports_each_bad_file_and_loads_the_rest(count: usize) {
+    let (middle, last) = (count / 2, count - 1);
+    let mut files: Vec<(String, Vec<u8>)> = (0..count)
         .map(|i| {
             let name = format!("skill-{i:03}");
             let text = skill_md(&name, &format!("Generated skill {i}"));
@@ -299,26 +298,31 @@ fn a_large_root_read_ahead_in_batches_reports_each_bad_file_and_loads_the_rest()
         })
         .collect();
     files[7].1 = b"---\nname: skill-007\ndescription: caf\xe9\n---\nbody\n".to_vec();
-    files[150].1 = {
-        let mut big = skill_md("skill-150", "Too big").into_bytes();
+    files[middle].1 = {
+        let mut big = skill_md(&format!("skill-{middle:03}"), "Too big").into_bytes();
         big.resize(1024 * 1024 + 1, b'x');
         big
     };
-    files[299].1 = b"---\nname: [unclosed\n---\nbody\n".to_vec();
+    files[last].1 = b"---\nname: [unclosed\n---\nbody\n".to_vec();
     let borrowed: Vec<(&str, &[u8])> = files
         .iter()
         .map(|(p, b)| (p.as_str(), b.as_slice()))
         .collect();
     let (_dir, root, catalog) = catalog_with(&borrowed);
     assert!(catalog.complete, "{:?}", catalog.diagnostics);
-    assert_eq!(catalog.skills.len(), 1 + 297, "{:?}", catalog.diagnostics);
-    for (i, reason) in [(7, "UTF-8"), (150, "1 MiB"), (299, "YAML")] {
+    assert_eq!(
+        catalog.skills.len(),
+        1 + count - 3,
+        "{:?}",
+        catalog.diagnostics
+    );
+    for (i, reason) in [(7, "UTF-8"), (middle, "1 MiB"), (last, "YAML")] {
         let path = root.join(format!("skill-{i:03}/SKILL.md"));
         let d = diagnostic_for(&catalog, &path);
         assert!(d.message.contains(reason), "{d}");
         assert!(catalog.get(&format!("skill-{i:03}")).is_none());
     }
-    for i in [0, 6, 8, 64, 128, 149, 151, 298] {
+    for i in [0, 6, 8, 63, 64, middle - 1, middle + 1, last - 1] {
         let name = format!("skill-{i:03}");
         let skill = catalog
             .get(&name)
@@ -328,4 +332,17 @@ fn a_large_root_read_ahead_in_batches_reports_each_bad_file_and_loads_the_rest()
             Some(format!("Generated skill {i}").as_str())
         );
     }
+}
+
+#[test]
+fn a_hundred_documents_read_on_several_host_threads_keep_their_order() {
+    // One batch of 64 and one of 36: the host splits the first over threads.
+    large_root_reports_each_bad_file_and_loads_the_rest(100);
+}
+
+#[test]
+fn a_large_root_read_ahead_in_batches_reports_each_bad_file_and_loads_the_rest() {
+    // Hundreds of documents take the read-ahead path: announced to the host,
+    // read by its threads, handed over batch by batch.
+    large_root_reports_each_bad_file_and_loads_the_rest(300);
 }

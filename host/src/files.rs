@@ -307,14 +307,16 @@ impl files::Host for HostState {
                 .collect();
             return ReadResult { data, files };
         }
-        let readers = if paths.len() >= PARALLEL_FROM {
-            std::thread::available_parallelism()
-                .map_or(1, usize::from)
-                .min(MAX_READERS)
-        } else {
-            1
-        };
-        if readers <= 1 {
+        let parts = in_chunks(&paths, |first, part| {
+            let mut data = Vec::new();
+            let files: Vec<_> = part
+                .iter()
+                .enumerate()
+                .map(|(i, path)| read(first + i, path, &mut data))
+                .collect();
+            ReadResult { data, files }
+        });
+        let Some(parts) = parts else {
             let mut data = Vec::new();
             let files = paths
                 .iter()
@@ -322,41 +324,7 @@ impl files::Host for HostState {
                 .map(|(i, path)| read(i, path, &mut data))
                 .collect();
             return ReadResult { data, files };
-        }
-        // The guest cannot wait on two files at once; the host can. Each
-        // reader fills its own buffer, and the buffers are joined in order.
-        let chunk = paths.len().div_ceil(readers);
-        let parts: Vec<ReadResult> = std::thread::scope(|scope| {
-            let workers: Vec<_> = paths
-                .chunks(chunk)
-                .enumerate()
-                .map(|(c, part)| {
-                    let read = &read;
-                    let worker = scope.spawn(move || {
-                        let mut data = Vec::new();
-                        let files: Vec<_> = part
-                            .iter()
-                            .enumerate()
-                            .map(|(i, path)| read(c * chunk + i, path, &mut data))
-                            .collect();
-                        ReadResult { data, files }
-                    });
-                    (part.len(), worker)
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|(len, worker)| {
-                    worker.join().unwrap_or_else(|_| {
-                        let failed = || Err(FsError::Transient("a reader failed".to_string()));
-                        ReadResult {
-                            data: Vec::new(),
-                            files: (0..len).map(|_| failed()).collect(),
-                        }
-                    })
-                })
-                .collect()
-        });
+        };
         let mut data = Vec::with_capacity(parts.iter().map(|p| p.data.len()).sum());
         let mut files = Vec::with_capacity(paths.len());
         for part in parts {
@@ -385,32 +353,74 @@ impl files::Host for HostState {
     }
 
     fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {
-        paths
-            .iter()
-            .enumerate()
-            .map(|(i, path)| {
-                if i >= MAX_PATHS_PER_CALL {
-                    return Err(FsError::Transient(format!(
-                        "more than {MAX_PATHS_PER_CALL} paths in one call; ask again"
-                    )));
-                }
-                if Instant::now() >= self.call_deadline() {
-                    return Err(FsError::Transient("the call's deadline passed".to_string()));
-                }
-                let (dir, rel) = self.mounts.resolve(path)?;
-                let meta = if rel.is_empty() {
-                    dir.dir_metadata()
-                } else {
-                    dir.metadata(rel)
-                }
-                .map_err(error)?;
-                Ok(FileInfo {
-                    kind: kind_of(meta.file_type()),
-                    stamp: stamp_of(&meta),
-                })
+        let deadline = self.call_deadline();
+        let mounts = &self.mounts;
+        let stat = |index: usize, path: &String| {
+            if index >= MAX_PATHS_PER_CALL {
+                return Err(FsError::Transient(format!(
+                    "more than {MAX_PATHS_PER_CALL} paths in one call; ask again"
+                )));
+            }
+            if Instant::now() >= deadline {
+                return Err(FsError::Transient("the call's deadline passed".to_string()));
+            }
+            let (dir, rel) = mounts.resolve(path)?;
+            let meta = if rel.is_empty() {
+                dir.dir_metadata()
+            } else {
+                dir.metadata(rel)
+            }
+            .map_err(error)?;
+            Ok(FileInfo {
+                kind: kind_of(meta.file_type()),
+                stamp: stamp_of(&meta),
             })
-            .collect()
+        };
+        let parts = in_chunks(&paths, |first, part| {
+            part.iter()
+                .enumerate()
+                .map(|(i, path)| stat(first + i, path))
+                .collect::<Vec<_>>()
+        });
+        match parts {
+            Some(parts) => parts.into_iter().flatten().collect(),
+            None => paths.iter().enumerate().map(|(i, p)| stat(i, p)).collect(),
+        }
     }
+}
+
+/// Runs `work(first_index, chunk)` over contiguous chunks of a long batch on
+/// several threads, results in order: the guest cannot wait on two files at
+/// once; the host can. `None` for a short batch (or one core): do it inline.
+fn in_chunks<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(usize, &[T]) -> R + Sync,
+) -> Option<Vec<R>> {
+    let threads = if items.len() >= PARALLEL_FROM {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(MAX_READERS)
+    } else {
+        1
+    };
+    if threads <= 1 {
+        return None;
+    }
+    let chunk = items.len().div_ceil(threads);
+    let work = &work;
+    let parts = std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| scope.spawn(move || work(c * chunk, part)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join())
+            .collect::<Result<Vec<R>, _>>()
+    });
+    // A worker only panics on a host bug; do the batch inline then.
+    parts.ok()
 }
 
 #[cfg(test)]
@@ -470,6 +480,21 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn long_batches_are_split_over_threads_and_joined_in_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        let chunks = in_chunks(&items, |first, part| {
+            assert_eq!(part.first(), Some(&first));
+            part.iter().map(|i| i * 2).collect::<Vec<_>>()
+        });
+        if std::thread::available_parallelism().map_or(1, usize::from) > 1 {
+            let joined: Vec<usize> = chunks.expect("split").into_iter().flatten().collect();
+            assert_eq!(joined, (0..1000).map(|i| i * 2).collect::<Vec<_>>());
+        }
+        let short: Vec<usize> = (0..PARALLEL_FROM - 1).collect();
+        assert!(in_chunks(&short, |_, part| part.len()).is_none());
     }
 
     #[test]
