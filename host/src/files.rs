@@ -283,6 +283,7 @@ impl files::Host for HostState {
         let deadline = self.call_deadline();
         let budget = AtomicU64::new(MAX_BYTES_PER_CALL);
         let mounts = &self.mounts;
+        let ahead = self.prefetch.as_ref();
         let read = |index: usize, path: &String, data: &mut Vec<u8>| {
             if index >= MAX_PATHS_PER_CALL {
                 return Err(FsError::Transient(format!(
@@ -292,22 +293,14 @@ impl files::Host for HostState {
             if Instant::now() >= deadline {
                 return Err(FsError::Transient("the call's deadline passed".to_string()));
             }
-            read_path(mounts, path, max_bytes, data, &budget)
+            match ahead.and_then(|a| a.take(path, max_bytes)) {
+                Some(read) => append_ahead(read, data, &budget),
+                None => read_path(mounts, path, max_bytes, data, &budget),
+            }
         };
-        if let Some(ahead) = &self.prefetch {
-            // The read-ahead threads are the parallelism here.
-            let mut data = Vec::new();
-            let files = paths
-                .iter()
-                .enumerate()
-                .map(|(i, path)| match ahead.take(path, max_bytes) {
-                    Some(read) if i < MAX_PATHS_PER_CALL => append_ahead(read, &mut data, &budget),
-                    _ => read(i, path, &mut data),
-                })
-                .collect();
-            return ReadResult { data, files };
-        }
-        let parts = in_chunks(&paths, |first, part| {
+        // With a read-ahead, its threads are the parallelism.
+        let threads = if ahead.is_some() { 1 } else { MAX_READERS };
+        let mut parts = in_chunks(&paths, threads, |first, part| {
             let mut data = Vec::new();
             let files: Vec<_> = part
                 .iter()
@@ -316,15 +309,11 @@ impl files::Host for HostState {
                 .collect();
             ReadResult { data, files }
         });
-        let Some(parts) = parts else {
-            let mut data = Vec::new();
-            let files = paths
-                .iter()
-                .enumerate()
-                .map(|(i, path)| read(i, path, &mut data))
-                .collect();
-            return ReadResult { data, files };
-        };
+        if parts.len() == 1
+            && let Some(only) = parts.pop()
+        {
+            return only;
+        }
         let mut data = Vec::with_capacity(parts.iter().map(|p| p.data.len()).sum());
         let mut files = Vec::with_capacity(paths.len());
         for part in parts {
@@ -376,35 +365,36 @@ impl files::Host for HostState {
                 stamp: stamp_of(&meta),
             })
         };
-        let parts = in_chunks(&paths, |first, part| {
+        in_chunks(&paths, MAX_READERS, |first, part| {
             part.iter()
                 .enumerate()
                 .map(|(i, path)| stat(first + i, path))
                 .collect::<Vec<_>>()
-        });
-        match parts {
-            Some(parts) => parts.into_iter().flatten().collect(),
-            None => paths.iter().enumerate().map(|(i, p)| stat(i, p)).collect(),
-        }
+        })
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }
 
-/// Runs `work(first_index, chunk)` over contiguous chunks of a long batch on
-/// several threads, results in order: the guest cannot wait on two files at
-/// once; the host can. `None` for a short batch (or one core): do it inline.
+/// Runs `work(first_index, chunk)` over contiguous chunks of a batch, results
+/// in order. A long batch is split over up to `max_threads` threads (the
+/// guest cannot wait on two files at once; the host can); a short one is one
+/// chunk, done inline.
 fn in_chunks<T: Sync, R: Send>(
     items: &[T],
+    max_threads: usize,
     work: impl Fn(usize, &[T]) -> R + Sync,
-) -> Option<Vec<R>> {
+) -> Vec<R> {
     let threads = if items.len() >= PARALLEL_FROM {
         std::thread::available_parallelism()
             .map_or(1, usize::from)
-            .min(MAX_READERS)
+            .min(max_threads)
     } else {
         1
     };
     if threads <= 1 {
-        return None;
+        return vec![work(0, items)];
     }
     let chunk = items.len().div_ceil(threads);
     let work = &work;
@@ -420,7 +410,7 @@ fn in_chunks<T: Sync, R: Send>(
             .collect::<Result<Vec<R>, _>>()
     });
     // A worker only panics on a host bug; do the batch inline then.
-    parts.ok()
+    parts.unwrap_or_else(|_| vec![work(0, items)])
 }
 
 #[cfg(test)]
@@ -485,16 +475,21 @@ mod tests {
     #[test]
     fn long_batches_are_split_over_threads_and_joined_in_order() {
         let items: Vec<usize> = (0..1000).collect();
-        let chunks = in_chunks(&items, |first, part| {
+        let chunks = in_chunks(&items, MAX_READERS, |first, part| {
             assert_eq!(part.first(), Some(&first));
             part.iter().map(|i| i * 2).collect::<Vec<_>>()
         });
         if std::thread::available_parallelism().map_or(1, usize::from) > 1 {
-            let joined: Vec<usize> = chunks.expect("split").into_iter().flatten().collect();
-            assert_eq!(joined, (0..1000).map(|i| i * 2).collect::<Vec<_>>());
+            assert!(chunks.len() > 1, "a long batch is split");
         }
+        let joined: Vec<usize> = chunks.into_iter().flatten().collect();
+        assert_eq!(joined, (0..1000).map(|i| i * 2).collect::<Vec<_>>());
         let short: Vec<usize> = (0..PARALLEL_FROM - 1).collect();
-        assert!(in_chunks(&short, |_, part| part.len()).is_none());
+        assert_eq!(
+            in_chunks(&short, MAX_READERS, |_, part| part.len()),
+            [short.len()]
+        );
+        assert_eq!(in_chunks(&items, 1, |_, part| part.len()), [items.len()]);
     }
 
     #[test]

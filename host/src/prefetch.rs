@@ -148,18 +148,7 @@ impl Prefetch {
             return None;
         }
         let mut slots = lock(&shared.slots);
-        loop {
-            match std::mem::replace(&mut slots[i], Slot::Taken) {
-                Slot::Ready(read) => {
-                    if let Ok((bytes, _)) = &read {
-                        shared.ahead.fetch_sub(bytes.len() as u64, Ordering::AcqRel);
-                    }
-                    return Some(read);
-                }
-                // Asked for twice: the second time is read afresh.
-                Slot::Taken => return None,
-                Slot::Pending => slots[i] = Slot::Pending,
-            }
+        while matches!(slots[i], Slot::Pending) {
             let now = Instant::now();
             if now >= shared.deadline {
                 return Some(Err(FsError::Transient(
@@ -170,6 +159,16 @@ impl Prefetch {
                 .ready
                 .wait_timeout(slots, shared.deadline - now)
                 .map_or_else(|p| p.into_inner().0, |(guard, _)| guard);
+        }
+        match std::mem::replace(&mut slots[i], Slot::Taken) {
+            Slot::Ready(read) => {
+                if let Ok((bytes, _)) = &read {
+                    shared.ahead.fetch_sub(bytes.len() as u64, Ordering::AcqRel);
+                }
+                Some(read)
+            }
+            // Asked for twice: the second time is read afresh.
+            Slot::Taken | Slot::Pending => None,
         }
     }
 }
