@@ -1,9 +1,9 @@
-//! The on-disk compile cache (SPEC I4): a second start does not recompile,
+//! The on-disk compile cache: a second start does not recompile,
 //! and a corrupt entry is rebuilt rather than trusted or fatal.
 
 use skillhost::Runtime;
-use skillhost::builtin::LOCAL_PROVIDER;
-use skillhost::compile_cache::CacheOutcome;
+use skillhost::provider::sources::builtin::LOCAL_PROVIDER;
+use skillhost::sandbox::CacheOutcome;
 use skillhost_tests::corpus;
 use std::path::Path;
 

@@ -40,7 +40,7 @@ fn every_corpus_skill_is_listed_with_its_reviewed_name_and_description() {
         .skills
         .iter()
         .map(|s| {
-            let folder = s.base.file_name().unwrap().to_string_lossy().into_owned();
+            let folder = s.base.file_name().unwrap().to_string();
             (
                 s.name().to_string(),
                 s.description().unwrap_or_default().to_string(),
@@ -60,9 +60,7 @@ fn every_corpus_skill_is_listed_with_its_reviewed_name_and_description() {
 }
 
 fn corpus_root_id() -> String {
-    skillhost::capabilities::absolute(&corpus())
-        .display()
-        .to_string()
+    skillhost::paths::absolute(&corpus()).display().to_string()
 }
 
 #[test]

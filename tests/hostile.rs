@@ -1,4 +1,4 @@
-//! Hostile providers cannot hurt the host (SPEC I1–I3). Each test runs the
+//! Hostile providers cannot hurt the host. Each test runs the
 //! hostile guest (`tests/guests/hostile`) beside a well-behaved local
 //! provider: the host survives, the other provider still answers correctly,
 //! the bad provider's last complete view is kept where it had one, and a

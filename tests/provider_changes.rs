@@ -1,6 +1,7 @@
 //! How the local provider follows changes: it re-examines only what it is
 //! told changed (or everything on a blind rescan), invalidates only when the
-//! catalog changes (SPEC D5, D7), and sends only the changes.
+//! catalog changes (a body-only edit invalidates nothing; the agent's own
+//! writes are seen at once), and sends only the changes.
 
 use skillhost::provider::ChangeKind;
 use skillhost::{Provider, Registry};
@@ -211,4 +212,36 @@ fn the_provider_asks_the_host_to_watch_its_root_one_level_deep() {
     let watches = f.provider.watches();
     assert_eq!(watches.len(), 1, "{watches:?}");
     assert_eq!(watches.values().next().unwrap().depth, 1);
+}
+
+#[test]
+fn a_skill_whose_file_breaks_leaves_the_catalog_in_a_delta() {
+    let f = fixture(&[("steady", "Stays"), ("fragile", "Breaks soon")]);
+    assert!(f.registry.snapshot().get("fragile").is_some());
+    write(
+        &f.root,
+        "fragile/SKILL.md",
+        b"---\nname: fragile\ndescription: [unclosed\n---\n",
+    );
+    f.change("fragile/SKILL.md", ChangeKind::Modified);
+    assert!(f.provider.signals().is_dirty());
+    let catalog = f.registry.snapshot();
+    assert!(
+        catalog.get("fragile").is_none(),
+        "a broken file is not a skill any more"
+    );
+    assert!(catalog.get("steady").is_some());
+    assert!(
+        catalog
+            .diagnostics
+            .iter()
+            .any(|d| Path::new(&d.path).ends_with("fragile/SKILL.md")),
+        "{:?}",
+        catalog.diagnostics
+    );
+    assert_eq!(
+        f.provider.stats().last_received(),
+        0,
+        "the removal crossed as a delta, not as the whole list"
+    );
 }

@@ -1,12 +1,13 @@
 //! The remote provider against a real nginx on loopback serving a mirror
-//! written by `skillhost mirror` (SPEC B4, B6): listing, conditional GETs,
+//! written by `skillhost mirror`: listing, conditional GETs,
 //! invalidation only on change, digest and frontmatter verification, a
-//! server that goes away and comes back, and origins that were not granted.
+//! server that goes away and comes back, origins that were not granted, and
+//! remote names that never shadow local ones.
 
 use sha2::{Digest, Sha256};
-use skillhost::mirror;
-use skillhost::remote::RemoteSource;
-use skillhost::watcher::WatchOptions;
+use skillhost::RemoteSource;
+use skillhost::publish::mirror;
+use skillhost::registry::watch::WatchOptions;
 use skillhost::{Catalog, Provider, Registry, Runtime, Scope, Sources};
 use skillhost_tests::nginx::Nginx;
 use skillhost_tests::{corpus, runtime, skill_md, tree, write};
@@ -129,9 +130,9 @@ fn a_mirror_served_by_nginx_lists_every_skill_namespaced_and_loads_them_verified
         let local_skill = local_catalog.get(&skill.name()["team:".len()..]).unwrap();
         assert_eq!(skill.description(), local_skill.description());
         assert!(
-            skill.path.to_string_lossy().starts_with(&site.nginx.url()),
+            skill.path.to_string().starts_with(&site.nginx.url()),
             "{}",
-            skill.path.display()
+            skill.path
         );
     }
     // Listing fetched the index only: bodies wait until a skill is loaded.

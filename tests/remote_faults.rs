@@ -4,13 +4,15 @@
 //! with a diagnostic that says why, while the host and the other
 //! providers carry on.
 
-use skillhost::mirror;
-use skillhost::remote::RemoteSource;
+use skillhost::RemoteSource;
+use skillhost::publish::mirror;
+use skillhost::registry::watch::WatchOptions;
 use skillhost::{Registry, Runtime};
 use skillhost_tests::http::{Reply, Server};
-use skillhost_tests::{runtime, skill_md, tree};
+use skillhost_tests::{runtime, skill_md, tree, write};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// A published mirror of two skills, to serve from memory.
@@ -181,4 +183,59 @@ fn a_fifty_megabyte_index_is_refused_without_harm() {
     // The provider was not killed: it refused the index itself.
     let remote = registry.provider("remote:m").unwrap();
     assert_eq!(remote.stats().instantiations(), 1);
+}
+
+#[test]
+fn a_remote_poll_waiting_on_a_slow_server_does_not_hold_up_a_local_change() {
+    let runtime = runtime();
+    let (_root, out) = published(&runtime);
+    let slow = Arc::new(AtomicBool::new(false));
+    let server = {
+        let (slow, out) = (slow.clone(), out.clone());
+        Server::start(move |path| {
+            let reply = file(&out, path);
+            if slow.load(Ordering::Acquire) {
+                Reply::Late(Duration::from_secs(3), Box::new(reply))
+            } else {
+                reply
+            }
+        })
+    };
+    let mut source = source(&server, Duration::from_secs(10));
+    source.poll = Duration::from_millis(50);
+    let local = tempfile::tempdir().unwrap();
+    let registry = Registry::new();
+    registry.add(runtime.remote_provider(&source).unwrap());
+    registry.add(runtime.local_provider(local.path()).unwrap());
+    registry.watch(WatchOptions::default()).unwrap();
+    let first = registry.snapshot();
+    assert!(first.complete, "{:?}", first.diagnostics);
+    assert!(first.get("m:alpha").is_some());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _subscription = registry.subscribe(move || {
+        let _ = tx.send(());
+    });
+    // The next poll reaches the server, which holds its answer for 3 s.
+    slow.store(true, Ordering::Release);
+    let asked = server.requests().len();
+    let until = Instant::now() + Duration::from_secs(10);
+    while server.requests().len() == asked {
+        assert!(Instant::now() < until, "the remote source was never polled");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let started = Instant::now();
+    write(
+        local.path(),
+        "fresh/SKILL.md",
+        skill_md("fresh", "Local").as_bytes(),
+    );
+    while registry.snapshot().get("fresh").is_none() {
+        assert!(started.elapsed() < Duration::from_secs(10), "never seen");
+        let _ = rx.recv_timeout(Duration::from_millis(50));
+    }
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(1),
+        "a local change waited {took:?} on the remote poll"
+    );
 }

@@ -1,5 +1,5 @@
-//! A transient read failure keeps the last complete view (SPEC C1, seed
-//! 000). The failure is real: the process runs out of file descriptors, as
+//! A transient read failure keeps the last complete view: only complete
+//! observations replace what the catalog shows. The failure is real: the process runs out of file descriptors, as
 //! under load. This is the only test in its binary, so lowering the limit
 //! cannot disturb other tests.
 

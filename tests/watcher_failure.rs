@@ -1,9 +1,9 @@
-//! A watcher that cannot start makes the catalog incomplete and is retried
-//! (SPEC D6). The failure is real: every inotify instance this user may
+//! A watcher that cannot start makes the catalog incomplete and is retried.
+//! The failure is real: every inotify instance this user may
 //! have is taken, as on a machine running many watchers. This is the only
 //! test in its binary, so nothing else runs while the limit is reached.
 
-use skillhost::watcher::WatchOptions;
+use skillhost::registry::watch::WatchOptions;
 use skillhost_tests::{runtime, skill_md, tree, write};
 use std::time::{Duration, Instant};
 

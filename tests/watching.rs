@@ -1,9 +1,9 @@
-//! Live catalog with real files and the real OS watcher (seed 000's
-//! verification list): every change that alters the catalog reaches it, and
-//! nothing else does.
+//! Live catalog with real files and the real OS watcher: every change that
+//! alters the catalog reaches it (created, edited, renamed, deleted skills;
+//! roots that appear, vanish and come back), and nothing else does.
 
-use skillhost::provider::Scope;
-use skillhost::watcher::{WatchMode, WatchOptions};
+use skillhost::Scope;
+use skillhost::registry::watch::{WatchMode, WatchOptions};
 use skillhost::{Catalog, Registry};
 use skillhost_tests::{runtime, skill_md, write};
 use std::path::PathBuf;
@@ -333,7 +333,7 @@ fn a_burst_of_two_hundred_writes_is_one_invalidation() {
 fn project_watchers_are_bounded_and_the_least_recently_observed_is_evicted() {
     // One registry per project, one watcher for all, room for two.
     let watcher = Arc::new(
-        skillhost::watcher::Watcher::start(WatchOptions {
+        skillhost::registry::watch::Watcher::start(WatchOptions {
             max_project_watchers: 2,
             ..WatchOptions::default()
         })

@@ -57,7 +57,7 @@ pub mod host {
     };
 }
 
-use crate::frontmatter::{Context, Finding, Frontmatter};
+use crate::skill::frontmatter::{Context, Finding, Frontmatter};
 
 /// What a skill provider implements. One value lives for the lifetime of the
 /// component instance, so it can keep state (parsed entries, ETags) between
@@ -162,7 +162,7 @@ pub fn to_wit_diagnostic(path: &str, severity: Severity, finding: Finding) -> Di
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bindings::exports::skillhost::provider::provider::Guest;
-    use crate::frontmatter::Finding;
+    use crate::skill::frontmatter::Finding;
     use crate::{Observation, ProviderError, Severity, full_observation, to_wit_diagnostic};
 
     /// What a call before `init` gets.

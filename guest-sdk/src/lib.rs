@@ -1,12 +1,12 @@
 //! The skillhost guest SDK: what a skill provider author depends on.
 //!
-//! - [`frontmatter`]: the one `SKILL.md` parser, shared by every first-party
-//!   provider and by the host's native baseline.
-//! - [`names`]: which skill names are safe identifiers.
-//! - [`braces`]: brace expansion of `paths` globs.
-//! - With the `guest` feature (on by default): the WIT bindings of
-//!   `skillhost:provider@0.1.0`, the [`Provider`] trait with sensible defaults,
-//!   and the [`export_provider!`] macro that turns a type into a component.
+//! - The WIT bindings of `skillhost:provider@0.1.0` ([`bindings`]), the
+//!   [`Provider`] trait with sensible defaults, and the [`export_provider!`]
+//!   macro that turns a type into a component.
+//! - [`files`] and [`host`]: the host's bulk file access and its callbacks.
+//! - [`delta::Changes`]: answering snapshots with only what changed.
+//! - [`skill`]: the `SKILL.md` format (the `skillhost-skill` crate), the
+//!   same parser and rules the host applies.
 //!
 //! ```no_run
 //! use skillhost_guest_sdk::{
@@ -31,14 +31,8 @@
 //! skillhost_guest_sdk::export_provider!(Empty);
 //! ```
 
-pub mod braces;
-mod fast_yaml;
-pub mod frontmatter;
-pub mod json;
-pub mod names;
-mod node;
-
-#[cfg(feature = "guest")]
+pub mod delta;
 mod guest;
-#[cfg(feature = "guest")]
+
 pub use guest::*;
+pub use skillhost_skill as skill;

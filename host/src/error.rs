@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub enum ProviderErrorKind {
     /// No such skill or resource.
     NotFound,
-    /// The skill's file now declares another name (SPEC C7).
+    /// The skill's file now declares another name: the catalog was stale.
     NameMismatch,
     /// The source exists but is malformed.
     Invalid,
@@ -92,9 +92,6 @@ pub enum Error {
     /// A mirror could not be written.
     #[error("mirror: {0}")]
     Mirror(String),
-    /// The benchmark saw a wrong result (the timing would be meaningless).
-    #[error("bench: {0}")]
-    Bench(String),
     /// A host file operation failed.
     #[error("{}: {source}", path.display())]
     Io {

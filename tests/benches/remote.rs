@@ -4,8 +4,8 @@
 //! poll answered 304, and the bytes an unchanged poll costs. Run with
 //! `cargo bench -p skillhost-tests --bench remote` (needs nginx).
 
-use skillhost::mirror;
-use skillhost::remote::RemoteSource;
+use skillhost::RemoteSource;
+use skillhost::publish::mirror;
 use skillhost::{Registry, Runtime};
 use skillhost_tests::nginx::Nginx;
 use skillhost_tests::{shared_cache_dir, write};

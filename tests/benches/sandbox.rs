@@ -3,7 +3,7 @@
 //! and the resident memory of idle providers. Run with
 //! `cargo bench -p skillhost-tests --bench sandbox`.
 
-use skillhost::builtin::LOCAL_PROVIDER;
+use skillhost::provider::sources::builtin::LOCAL_PROVIDER;
 use skillhost::sandbox::Limits;
 use skillhost::{Registry, Runtime};
 use skillhost_tests::{HOSTILE_GUEST, provider_of, shared_cache_dir, skill_md, tree};
@@ -104,7 +104,7 @@ fn restart(runtime: &Runtime) {
         loads.push(started.elapsed());
         assert_eq!(
             loaded.cache_outcome(),
-            &skillhost::compile_cache::CacheOutcome::Hit
+            &skillhost::sandbox::CacheOutcome::Hit
         );
     }
     println!(

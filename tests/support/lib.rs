@@ -2,9 +2,9 @@
 //! trees, a runtime with a compile cache shared by every test process, and
 //! the test guests built from `tests/guests/`.
 
-use skillhost::boundary::Caps;
-use skillhost::engine::LoadedComponent;
+use skillhost::provider::Caps;
 use skillhost::sandbox::Limits;
+use skillhost::sandbox::LoadedComponent;
 use skillhost::{Provider, ProviderSpec, Runtime};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

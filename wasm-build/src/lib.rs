@@ -19,6 +19,7 @@ pub const TARGET: &str = "wasm32-wasip2";
 pub fn build_components(workspace_root: &Path, packages: &[&str]) -> Vec<PathBuf> {
     for watched in [
         "wit",
+        "skill",
         "guest-sdk",
         "providers",
         "tests/guests",

@@ -1,10 +1,12 @@
-//! The bundled skill provider (SPEC B3): skills compiled into the component
+//! The bundled skill provider: skills compiled into the component
 //! from `providers/bundled/skills` at build time. The host ships it embedded
 //! as the lowest-precedence source. It needs no grant at all: no files, no
 //! network.
 
-use sha2::{Digest, Sha256};
-use skillhost_guest_sdk::frontmatter::parse_document;
+use skillhost_guest_sdk::delta::Changes;
+use skillhost_guest_sdk::skill::digest;
+use skillhost_guest_sdk::skill::frontmatter::parse_document;
+use skillhost_guest_sdk::skill::layout::SKILL_FILE;
 use skillhost_guest_sdk::{
     Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Resource, Severity,
     SkillDocument, SkillEntry, SnapshotRequest, to_wit_diagnostic, to_wit_frontmatter,
@@ -14,14 +16,13 @@ include!(concat!(env!("OUT_DIR"), "/files.rs"));
 
 /// Where bundled skills live, as the host sees the provider's paths.
 pub const ROOT: &str = "/bundled";
-/// The epoch of the one observation this provider ever makes: its skills
-/// never change while it runs.
-const EPOCH: u64 = 1;
 
-/// The provider: the parsed entries, made once.
+/// The provider: the parsed entries, made once. Nothing changes while it
+/// runs, so a host holding its observation gets an empty delta.
 pub struct Bundled {
     skills: Vec<SkillEntry>,
     diagnostics: Vec<Diagnostic>,
+    changes: Changes,
 }
 
 fn file(skill: &str, path: &str) -> Option<&'static [u8]> {
@@ -42,7 +43,7 @@ impl Provider for Bundled {
     fn init(_config: ProviderConfig) -> Result<Self, ProviderError> {
         let mut skills = Vec::new();
         let mut diagnostics = Vec::new();
-        for (folder, path, bytes) in FILES.iter().filter(|(_, p, _)| *p == "SKILL.md") {
+        for (folder, path, bytes) in FILES.iter().filter(|(_, p, _)| *p == SKILL_FILE) {
             let doc_path = format!("{ROOT}/{folder}/{path}");
             match parse_document(bytes, folder) {
                 Ok(doc) => {
@@ -65,25 +66,17 @@ impl Provider for Bundled {
         Ok(Bundled {
             skills,
             diagnostics,
+            changes: Changes::new(),
         })
     }
 
     fn snapshot(&mut self, request: SnapshotRequest) -> Observation {
-        // Nothing ever changes: the host that holds the one observation
-        // gets an empty delta.
-        let held = request.known == Some(EPOCH);
-        Observation {
-            epoch: EPOCH,
-            base: held.then_some(EPOCH),
-            skills: if held {
-                Vec::new()
-            } else {
-                self.skills.clone()
-            },
-            removed: Vec::new(),
-            diagnostics: self.diagnostics.clone(),
-            complete: true,
-        }
+        self.changes.observation(
+            request.known,
+            &mut self.skills.as_slice(),
+            self.diagnostics.clone(),
+            true,
+        )
     }
 
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {
@@ -95,7 +88,7 @@ impl Provider for Bundled {
             .ok_or_else(|| ProviderError::NotFound(format!("no bundled skill named {name:?}")))?;
         let folder = folder_of(name, &self.skills).unwrap_or_default();
         let bytes =
-            file(&folder, "SKILL.md").ok_or_else(|| ProviderError::NotFound(name.to_string()))?;
+            file(&folder, SKILL_FILE).ok_or_else(|| ProviderError::NotFound(name.to_string()))?;
         let doc =
             parse_document(bytes, &folder).map_err(|f| ProviderError::Invalid(f.to_string()))?;
         Ok(SkillDocument {
@@ -113,7 +106,7 @@ impl Provider for Bundled {
             .map(|(_, path, bytes)| Resource {
                 path: path.to_string(),
                 size: bytes.len() as u64,
-                digest: format!("sha256:{}", hex(&Sha256::digest(bytes))),
+                digest: digest::sha256(bytes),
             })
             .collect())
     }
@@ -125,10 +118,6 @@ impl Provider for Bundled {
             .map(<[u8]>::to_vec)
             .ok_or_else(|| ProviderError::NotFound(format!("{name} has no file {path:?}")))
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 skillhost_guest_sdk::export_provider!(Bundled);

@@ -1,4 +1,4 @@
-//! The local filesystem skill provider (SPEC B2, A1–A4), as a component.
+//! The local filesystem skill provider, as a component.
 //!
 //! It reads only the roots the host preopened for it, read-only. Bundle
 //! (`<root>/<name>/SKILL.md`) and flat (`<root>/<name>.md`) layouts are
@@ -7,15 +7,19 @@
 //! have changed (or stats everything on a rescan) and sends only what did
 //! change. Bodies are never cached: each `load` reads the file.
 
+mod entry;
 mod fs;
+mod reads;
 mod resources;
 mod scan;
 
 use fs::Failure;
 use scan::Catalog;
 use skillhost_guest_sdk::files;
-use skillhost_guest_sdk::frontmatter::{Finding, MAX_DOCUMENT_BYTES, parse_document, too_large};
 use skillhost_guest_sdk::host::{self, LogLevel};
+use skillhost_guest_sdk::skill::frontmatter::{
+    Finding, MAX_DOCUMENT_BYTES, parse_document, too_large,
+};
 use skillhost_guest_sdk::{
     ChangeEvent, ChangeKind, Observation, Provider, ProviderConfig, ProviderError, Resource,
     SkillDocument, SkillEntry, SnapshotRequest, to_wit_frontmatter,
@@ -147,25 +151,15 @@ impl Provider for LocalProvider {
             self.catalog.suspect_all();
         }
         self.refresh();
-        let everything = self.catalog.wants_everything(request.known);
-        if self.catalog.reload_sent(everything) {
+        if self.catalog.wants_everything(request.known) && self.catalog.reload_sent() {
             self.refresh();
         }
-        let (diagnostics, complete) = self.catalog.diagnostics();
-        let (epoch, base, skills, removed) = self.catalog.take_changes(request.known);
-        Observation {
-            epoch,
-            base,
-            skills,
-            removed,
-            diagnostics,
-            complete,
-        }
+        self.catalog.observation(request.known)
     }
 
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {
         let skill = self.skill(name)?;
-        // C8: bodies are never cached; read the file as it is now.
+        // Bodies are never cached: read the file as it is now.
         let bytes = match read_one(&skill.doc, MAX_DOCUMENT_BYTES) {
             Ok(bytes) => bytes,
             Err(e) => {
@@ -177,7 +171,7 @@ impl Provider for LocalProvider {
         let doc =
             parse_document(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
         if doc.frontmatter.name != name {
-            // C7: the file now declares another name; the catalog is stale.
+            // The file now declares another name: the catalog is stale.
             self.catalog.suspect_document(&skill.doc);
             host::invalidate_provider();
             return Err(ProviderError::NameMismatch(format!(

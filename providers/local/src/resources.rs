@@ -2,8 +2,8 @@
 
 use crate::fs::Failure;
 use crate::{SkillRef, read_error, read_one};
-use sha2::{Digest, Sha256};
 use skillhost_guest_sdk::files::{self, EntryKind};
+use skillhost_guest_sdk::skill::{digest, segments};
 use skillhost_guest_sdk::{ProviderError, Resource};
 
 /// Deepest folder level walked inside a bundle.
@@ -15,7 +15,9 @@ pub const MAX_RESOURCE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Lists every regular file of the skill (the flat file alone for a flat
 /// skill), sorted by path. Symlinked folders are not walked, so a link loop
-/// cannot trap the walk; symlinked files inside the grant are listed.
+/// cannot trap the walk; symlinked files inside the grant are listed. A
+/// file whose name could not be served back (a control character, a
+/// backslash) is left out.
 pub fn list(skill: &SkillRef) -> Result<Vec<Resource>, ProviderError> {
     if skill.flat {
         let file_name = skill.doc.rsplit('/').next().unwrap_or_default();
@@ -47,6 +49,9 @@ fn walk(
     let mut folders = Vec::new();
     for entry in entries {
         let rel = format!("{prefix}{}", entry.name);
+        if !segments::is_relative(&rel) {
+            continue;
+        }
         match entry.kind {
             EntryKind::File => regular.push(rel),
             EntryKind::Symlink => links.push(rel),
@@ -86,20 +91,8 @@ fn describe(path: &str, bytes: &[u8]) -> Resource {
     Resource {
         path: path.to_string(),
         size: bytes.len() as u64,
-        digest: digest(bytes),
+        digest: digest::sha256(bytes),
     }
-}
-
-/// `sha256:<hex>` of `bytes`.
-pub fn digest(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for b in hash {
-        out.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
-        out.push(char::from_digit(u32::from(b & 0xf), 16).unwrap_or('0'));
-    }
-    out
 }
 
 /// Reads one file of the skill; `path` is relative to its base folder and
@@ -119,17 +112,9 @@ pub fn read(skill: &SkillRef, path: &str) -> Result<Vec<u8>, ProviderError> {
 }
 
 fn check_relative(path: &str) -> Result<(), ProviderError> {
-    let bad = path.is_empty()
-        || path.starts_with('/')
-        || path.contains('\\')
-        || path.contains('\0')
-        || path
-            .split('/')
-            .any(|segment| segment.is_empty() || segment == "." || segment == "..");
-    if bad {
-        return Err(ProviderError::Invalid(format!(
-            "{path:?} is not a relative path inside the skill"
-        )));
-    }
-    Ok(())
+    segments::check_relative(path).map_err(|e| {
+        ProviderError::Invalid(format!(
+            "{path:?} is not a relative path inside the skill: {e}"
+        ))
+    })
 }

@@ -1,4 +1,4 @@
-//! The remote skill provider (SPEC B4): skills from a static mirror served
+//! The remote skill provider: skills from a static mirror served
 //! over HTTP — an `index.json` holding an MCP Skills Extension (SEP-2640)
 //! `skills/list` result, with every file beside it.
 //!
@@ -21,10 +21,13 @@ use std::collections::BTreeMap;
 
 use fetch::Url;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
-use skillhost_guest_sdk::frontmatter::{MAX_DOCUMENT_BYTES, parse_document};
+use skillhost_guest_sdk::delta::Changes;
 use skillhost_guest_sdk::host::{self, LogLevel};
-use skillhost_guest_sdk::json::frontmatter_json;
+use skillhost_guest_sdk::skill::digest;
+use skillhost_guest_sdk::skill::frontmatter::{MAX_DOCUMENT_BYTES, parse_document};
+use skillhost_guest_sdk::skill::json::frontmatter_json;
+use skillhost_guest_sdk::skill::layout::SKILL_FILE;
+use skillhost_guest_sdk::skill::segments;
 use skillhost_guest_sdk::{
     ChangeEvent, ChangeKind, Diagnostic, Observation, Provider, ProviderConfig, ProviderError,
     Resource, Severity, SkillDocument, SkillEntry, SnapshotRequest, to_wit_frontmatter,
@@ -70,8 +73,7 @@ pub struct RemoteProvider {
     refused: BTreeMap<String, Diagnostic>,
     failure: Option<String>,
     fetched: bool,
-    epoch: u64,
-    sent: Option<u64>,
+    changes: Changes,
 }
 
 fn problem(path: &str, message: String) -> Diagnostic {
@@ -84,22 +86,12 @@ fn problem(path: &str, message: String) -> Diagnostic {
     }
 }
 
-fn digest(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let mut out = String::from("sha256:");
-    for b in hash {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
-}
-
-/// The folder and file of a `skill://<folder>/<file>` URI.
+/// The folder and file of a `skill://<folder>/<file>` URI, both safe to
+/// join to the mirror's URL.
 fn split_uri(uri: &str) -> Option<(&str, &str)> {
     let rest = uri.strip_prefix("skill://")?;
     let (folder, file) = rest.split_once('/')?;
-    let safe =
-        |s: &str| !s.is_empty() && s.split('/').all(|p| !p.is_empty() && p != "." && p != "..");
-    (safe(folder) && !folder.contains('/') && safe(file)).then_some((folder, file))
+    (segments::is_relative(folder) && segments::is_relative(file)).then_some((folder, file))
 }
 
 /// The YAML text of a JSON frontmatter, as `SKILL.md` would hold it.
@@ -120,7 +112,7 @@ impl RemoteProvider {
         let uri = value["uri"].as_str().ok_or("an entry has no uri")?;
         let (folder, file) =
             split_uri(uri).ok_or_else(|| format!("{uri:?} is not skill://<name>/SKILL.md"))?;
-        if file != "SKILL.md" {
+        if file != SKILL_FILE {
             return Err(format!("{uri:?} does not name a SKILL.md"));
         }
         let frontmatter = value["frontmatter"].clone();
@@ -151,12 +143,7 @@ impl RemoteProvider {
                 return Err(format!("{ruri} lies outside {folder}"));
             }
             let digest = resource["digest"].as_str().unwrap_or_default();
-            let hex_ok = digest.len() == 71
-                && digest.starts_with("sha256:")
-                && digest[7..]
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-            if !hex_ok {
+            if !digest::is_sha256(digest) {
                 return Err(format!(
                     "{ruri}: the digest must be sha256:<64 lowercase hex digits>"
                 ));
@@ -167,7 +154,7 @@ impl RemoteProvider {
                 size: resource["size"].as_u64().unwrap_or(0),
             });
         }
-        if !files.iter().any(|f| f.path == "SKILL.md") {
+        if !files.iter().any(|f| f.path == SKILL_FILE) {
             return Err(format!("{uri}: the resources list has no SKILL.md"));
         }
         let mut fm = parsed.frontmatter;
@@ -177,7 +164,7 @@ impl RemoteProvider {
             frontmatter,
             entry: SkillEntry {
                 frontmatter: to_wit_frontmatter(fm),
-                path: format!("{ROOT}/{folder}/SKILL.md"),
+                path: format!("{ROOT}/{folder}/{SKILL_FILE}"),
                 base: format!("{ROOT}/{folder}"),
             },
             files,
@@ -205,10 +192,10 @@ impl RemoteProvider {
                         self.etag = response.etag;
                         self.failure = None;
                         if changed {
+                            self.record_changes(&skills);
                             self.skills = skills;
                             self.problems = problems;
                             self.refused.clear();
-                            self.epoch += 1;
                         }
                         return changed;
                     }
@@ -221,9 +208,26 @@ impl RemoteProvider {
         let changed = failure != self.failure;
         self.failure = failure;
         if changed {
-            self.epoch += 1;
+            self.changes.touched();
         }
         changed
+    }
+
+    /// Records which entries a new index adds, changes and removes, so the
+    /// host is sent only those.
+    fn record_changes(&mut self, skills: &[Remote]) {
+        self.changes.touched();
+        for old in &self.skills {
+            if !skills.iter().any(|s| s.entry.path == old.entry.path) {
+                self.changes.removed(&old.entry.path);
+            }
+        }
+        for new in skills {
+            let old = self.skills.iter().find(|s| s.entry.path == new.entry.path);
+            if old != Some(new) {
+                self.changes.changed(&new.entry.path);
+            }
+        }
     }
 
     /// The skills of an index, sorted by folder, and its problems.
@@ -276,7 +280,7 @@ impl RemoteProvider {
         };
         if self.refused.get(&url) != Some(&diagnostic) {
             self.refused.insert(url, diagnostic);
-            self.epoch += 1;
+            self.changes.touched();
             host::invalidate_provider();
         }
         ProviderError::Invalid(message)
@@ -303,7 +307,7 @@ impl RemoteProvider {
                 response.status
             )));
         }
-        let actual = digest(&response.body);
+        let actual = digest::sha256(&response.body);
         if actual != file.digest {
             let message = format!(
                 "{}: the file's digest is {actual}, but the index says {}; refused",
@@ -350,8 +354,7 @@ impl Provider for RemoteProvider {
             refused: BTreeMap::new(),
             failure: None,
             fetched: false,
-            epoch: 0,
-            sent: None,
+            changes: Changes::new(),
         })
     }
 
@@ -368,21 +371,13 @@ impl Provider for RemoteProvider {
             ));
         }
         let complete = self.failure.is_none() && self.fetched;
-        let unchanged =
-            request.known.is_some() && request.known == self.sent && Some(self.epoch) == self.sent;
-        self.sent = Some(self.epoch);
-        Observation {
-            epoch: self.epoch,
-            base: unchanged.then_some(self.epoch),
-            skills: if unchanged {
-                Vec::new()
-            } else {
-                self.skills.iter().map(|s| s.entry.clone()).collect()
-            },
-            removed: Vec::new(),
+        let entries: Vec<SkillEntry> = self.skills.iter().map(|s| s.entry.clone()).collect();
+        self.changes.observation(
+            request.known,
+            &mut entries.as_slice(),
             diagnostics,
             complete,
-        }
+        )
     }
 
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {

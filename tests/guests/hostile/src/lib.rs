@@ -13,8 +13,8 @@
 //! - `when` = a file name: attack only while that file exists in the first
 //!   root (so the first, honest snapshot can succeed).
 
-use skillhost_guest_sdk::frontmatter::Frontmatter;
 use skillhost_guest_sdk::host;
+use skillhost_guest_sdk::skill::frontmatter::Frontmatter;
 use skillhost_guest_sdk::{
     ChangeEvent, Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Resource,
     Severity, SkillDocument, SkillEntry, SnapshotRequest, full_observation, to_wit_frontmatter,

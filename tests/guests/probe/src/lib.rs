@@ -9,7 +9,7 @@
 //! `invalidate-during-snapshot = <n>` makes the first n snapshots invalidate
 //! the provider while they run.
 
-use skillhost_guest_sdk::frontmatter::Frontmatter;
+use skillhost_guest_sdk::skill::frontmatter::Frontmatter;
 use skillhost_guest_sdk::{
     Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Severity, SkillDocument,
     SkillEntry, SnapshotRequest, full_observation, to_wit_frontmatter,

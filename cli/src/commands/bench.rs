@@ -1,0 +1,54 @@
+//! `skillhost bench`: the sandbox against a native baseline, change
+//! latency, or the injector's per-step costs.
+
+use crate::bench::{self as benches, BenchOptions, LatencyOptions};
+use crate::context::Ctx;
+use crate::output::print_json;
+use anyhow::Result;
+use skillhost::registry::watch::WatchMode;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// What `bench` was asked.
+pub struct Args {
+    pub skills: usize,
+    pub rounds: usize,
+    pub latency: bool,
+    pub catalog: bool,
+    pub reps: usize,
+    pub poll: bool,
+    pub json: bool,
+}
+
+pub fn run(ctx: &Ctx, a: Args) -> Result<ExitCode> {
+    let (json, text) = if a.catalog {
+        let report = benches::catalog::run(10_000, 100_000, a.rounds.max(1));
+        (report.to_json(), report.render())
+    } else if a.latency {
+        let mode = if a.poll {
+            WatchMode::Poll(Duration::from_millis(50))
+        } else {
+            WatchMode::Native
+        };
+        let options = LatencyOptions {
+            reps: a.reps.max(1),
+            mode,
+            ..LatencyOptions::default()
+        };
+        let report = benches::latency::run(&ctx.runtime, options)?;
+        (report.to_json(), report.render())
+    } else {
+        let options = BenchOptions {
+            skills: a.skills,
+            rounds: a.rounds.max(1),
+        };
+        let report = benches::scan::run(&ctx.runtime, options)?;
+        (report.to_json(), report.render())
+    };
+    if a.json {
+        print_json(&json)?;
+    } else {
+        print!("{text}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

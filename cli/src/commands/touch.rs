@@ -1,0 +1,47 @@
+//! `skillhost touch`: files the agent touched; prints the reminder naming
+//! skills that became available.
+
+use crate::args::SourceArgs;
+use crate::context::Ctx;
+use anyhow::{Context as _, Result};
+use skillhost::session::JsonlLog;
+use skillhost::session::activation;
+use skillhost::session::render::RenderOptions;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub fn run(
+    ctx: &Ctx,
+    session: &Path,
+    cwd: &Path,
+    paths: &[PathBuf],
+    sources: &SourceArgs,
+) -> Result<ExitCode> {
+    let mut log = JsonlLog::open(session)?;
+    let cwd =
+        std::fs::canonicalize(cwd).with_context(|| format!("{}: not a folder", cwd.display()))?;
+    let touched: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| {
+            let p = if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            };
+            std::fs::canonicalize(&p).unwrap_or(p)
+        })
+        .collect();
+    let registry = ctx.session_registry(sources, &cwd, &log)?;
+    let activation = activation::touch(
+        &ctx.runtime,
+        &registry,
+        &cwd,
+        &touched,
+        &mut log,
+        RenderOptions::default(),
+    )?;
+    if let Some(reminder) = activation.reminder {
+        println!("{reminder}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

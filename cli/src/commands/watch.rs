@@ -1,0 +1,72 @@
+//! `skillhost watch`: the catalog, then again whenever it changes.
+
+use crate::args::SourceArgs;
+use crate::context::Ctx;
+use crate::output::render_catalog;
+use anyhow::Result;
+use skillhost::Registry;
+use skillhost::registry::watch::{WatchMode, WatchOptions};
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long an incomplete catalog waits before its sources are asked
+/// again, and a complete one before it is checked without a change.
+const RETRY_INCOMPLETE: Duration = Duration::from_millis(500);
+const IDLE: Duration = Duration::from_secs(3600);
+
+pub fn run(
+    ctx: &Ctx,
+    sources: &SourceArgs,
+    json: bool,
+    poll_ms: Option<u64>,
+    window_ms: u64,
+) -> Result<ExitCode> {
+    let mode = match poll_ms {
+        Some(ms) => WatchMode::Poll(Duration::from_millis(ms.max(1))),
+        None => WatchMode::Native,
+    };
+    let options = WatchOptions {
+        mode,
+        window: Duration::from_millis(window_ms),
+        ..WatchOptions::default()
+    };
+    watch(&ctx.registry(sources)?, options, json)
+}
+
+/// Prints the catalog now and after every change that alters it. Runs until
+/// interrupted or until the reader goes away.
+fn watch(registry: &Registry, options: WatchOptions, json: bool) -> Result<ExitCode> {
+    registry.watch(options)?;
+    let (tx, rx) = mpsc::channel();
+    let _subscription = registry.subscribe(move || {
+        let _ = tx.send(());
+    });
+    let mut last: Option<String> = None;
+    loop {
+        let catalog = registry.snapshot();
+        let rendered = if json {
+            let mut line = serde_json::to_string(&catalog.to_json())?;
+            line.push('\n');
+            line
+        } else {
+            render_catalog(&catalog) + "\n"
+        };
+        if last.as_ref() != Some(&rendered) {
+            let mut out = std::io::stdout().lock();
+            out.write_all(rendered.as_bytes())?;
+            out.flush()?;
+            last = Some(rendered);
+        }
+        let wait = if catalog.complete {
+            IDLE
+        } else {
+            RETRY_INCOMPLETE
+        };
+        match rx.recv_timeout(wait) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => while rx.try_recv().is_ok() {},
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(ExitCode::SUCCESS),
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! What every command works with: the sandbox, the configuration, and the
+//! registry the command's sources make.
+
+use crate::args::SourceArgs;
+use anyhow::{Context as _, Result};
+use skillhost::config::Config;
+use skillhost::provider::sources::local::default_roots;
+use skillhost::session::{SessionLog, activation};
+use skillhost::{Registry, RemoteSource, Runtime, Scope, Sources};
+use std::path::{Path, PathBuf};
+
+/// The sandbox and the configuration file, if any.
+pub struct Ctx {
+    /// The one runtime of the process.
+    pub runtime: Runtime,
+    /// `--config FILE`, or `skillhost.toml` in the current folder.
+    pub config: Option<Config>,
+}
+
+impl Ctx {
+    /// Starts the sandbox and reads the configuration.
+    pub fn new(config: Option<&Path>) -> Result<Ctx> {
+        let runtime = Runtime::new().context("cannot start the sandbox")?;
+        let config = Config::find(config, &cwd()?)?;
+        Ok(Ctx { runtime, config })
+    }
+
+    /// A registry over the given sources, with the usual roots of the
+    /// current folder when no root is given.
+    pub fn registry(&self, sources: &SourceArgs) -> Result<Registry> {
+        self.registry_at(sources, &cwd()?)
+    }
+
+    /// A registry over the given roots, else the configured providers, else
+    /// the usual roots of `cwd`; then the remote mirrors; then the bundled
+    /// skills.
+    pub fn registry_at(&self, sources: &SourceArgs, cwd: &Path) -> Result<Registry> {
+        let runtime = &self.runtime;
+        let remotes = sources
+            .remotes
+            .iter()
+            .map(|arg| RemoteSource::from_arg(arg))
+            .collect::<Result<Vec<_>, _>>()?;
+        let registry = if !sources.roots.is_empty() {
+            runtime.registry_for_sources(&Sources {
+                roots: sources.roots.clone(),
+                remotes,
+                bundled: !sources.no_bundled,
+            })?
+        } else if let Some(config) = &self.config {
+            let registry = config.registry(runtime)?;
+            for remote in &remotes {
+                registry.add(runtime.remote_provider(remote)?);
+            }
+            registry
+        } else {
+            let registry = Registry::new();
+            for (root, scope) in default_roots(cwd, std::env::home_dir().as_deref()) {
+                registry.add(runtime.local_provider_in(root, scope)?);
+            }
+            for remote in &remotes {
+                registry.add(runtime.remote_provider(remote)?);
+            }
+            registry.add(runtime.bundled_provider()?);
+            registry
+        };
+        if sources.no_bundled {
+            for provider in registry.providers() {
+                if provider.scope() == Scope::Bundled {
+                    registry.remove(provider.id());
+                }
+            }
+        }
+        Ok(registry)
+    }
+
+    /// The registry of a session: its sources, then the nested roots the
+    /// session discovered (lowest precedence).
+    pub fn session_registry(
+        &self,
+        sources: &SourceArgs,
+        cwd: &Path,
+        log: &dyn SessionLog,
+    ) -> Result<Registry> {
+        let registry = self.registry_at(sources, cwd)?;
+        for root in activation::discovered_roots(log) {
+            registry.add(self.runtime.local_provider_in(root, Scope::Project)?);
+        }
+        Ok(registry)
+    }
+}
+
+/// The current folder.
+pub fn cwd() -> Result<PathBuf> {
+    std::env::current_dir().context("cannot read the current folder")
+}

@@ -1,0 +1,43 @@
+//! The `skillhost` command line: a thin layer over the library, one file
+//! per command under `commands/`.
+
+mod args;
+mod bench;
+mod commands;
+mod context;
+mod output;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SKILLHOST_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,notify=error")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match commands::run(args::Cli::parse()) {
+        Ok(code) => code,
+        // A reader that stops early (`| head`) is not an error.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("skillhost: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        let kind = c
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind)
+            .or_else(|| {
+                c.downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        kind == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,57 @@
+//! What commands print: pretty JSON, and the catalog as people read it.
+
+use anyhow::Result;
+use skillhost::Catalog;
+use std::io::Write;
+
+/// Prints `value` as indented JSON.
+pub fn print_json(value: &serde_json::Value) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Prints `text`, with a final newline if it has none.
+pub fn print_text(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// The human-readable catalog: one line per skill, then diagnostics.
+pub fn render_catalog(catalog: &Catalog) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let width = catalog
+        .skills
+        .iter()
+        .map(|s| s.name().chars().count())
+        .max()
+        .unwrap_or(0);
+    for skill in &catalog.skills {
+        let description = skill.description().unwrap_or("(no description)");
+        let first_line = description.lines().next().unwrap_or_default();
+        let _ = writeln!(out, "{:width$}  {first_line}", skill.name());
+    }
+    if !catalog.diagnostics.is_empty() {
+        out.push('\n');
+        for d in &catalog.diagnostics {
+            let _ = writeln!(out, "{d}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n{} skill(s){}",
+        catalog.skills.len(),
+        if catalog.complete {
+            ""
+        } else {
+            " (incomplete: some sources could not be read; showing their last complete view)"
+        }
+    );
+    out
+}

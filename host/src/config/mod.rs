@@ -1,0 +1,204 @@
+//! `skillhost.toml`: which providers run, and what each is granted.
+//! Nothing is granted that the file does not grant.
+//!
+//! ```toml
+//! [[provider]]
+//! builtin = "local"                 # a first-party provider...
+//! roots = [".agents/skills", "~/.claude/skills"]
+//!
+//! [[provider]]
+//! id = "team"
+//! wasm = "providers/team.wasm"      # ...or a third party's component
+//! sha256 = "9f2c…"                  # refused if the file changes
+//! roots = ["/srv/team-skills"]
+//! memory_mib = 32
+//! deadline_ms = 2000
+//! max_skills = 500
+//! settings = { channel = "stable" }
+//!
+//! [[provider]]
+//! builtin = "remote"                # a static SEP-2640 mirror over HTTP
+//! url = "https://skills.example.com/team/"
+//! label = "team"                    # skills appear as team:<name> (default: the URL's host)
+//! poll_seconds = 60                 # how often the index is checked while watching
+//! # origins = [...]                 # default: the URL's origin, nothing else
+//! ```
+//!
+//! The bundled skills come last unless the file says `bundled = false` at
+//! the top (or places `builtin = "bundled"` itself).
+//!
+//! Relative paths are relative to the file's folder; `~` is the home folder.
+//! Unknown keys and bad values are errors naming the key and its line.
+
+mod parse;
+
+use crate::Runtime;
+use crate::error::Error;
+use crate::model::{Diagnostic, Scope};
+use crate::provider::sources::builtin;
+use crate::provider::sources::remote::RemoteSource;
+use crate::provider::{Caps, ProviderSpec};
+use crate::registry::Registry;
+use crate::sandbox::Limits;
+use std::path::{Path, PathBuf};
+
+/// The file looked for in the current folder when `--config` is not given.
+pub const FILE_NAME: &str = "skillhost.toml";
+
+/// Which component a provider runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The embedded local filesystem provider.
+    Local,
+    /// The embedded bundled skills.
+    Bundled,
+    /// The embedded remote provider, for this mirror.
+    Remote(Box<RemoteSource>),
+    /// A component file.
+    Wasm(PathBuf),
+}
+
+/// One configured provider, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderConfig {
+    /// Its id (given, or derived from its component and first root).
+    pub id: String,
+    /// Its component.
+    pub source: Source,
+    /// The SHA-256 (hex) its component must have, if pinned.
+    pub sha256: Option<String>,
+    /// Roots granted read-only, as absolute paths.
+    pub roots: Vec<PathBuf>,
+    /// HTTP origins granted (`scheme://host:port`).
+    pub origins: Vec<String>,
+    /// Its scope.
+    pub scope: Scope,
+    /// Memory and time limits.
+    pub limits: Limits,
+    /// Caps on what it may return.
+    pub caps: Caps,
+    /// Settings passed to its `init`.
+    pub settings: Vec<(String, String)>,
+    /// The line of its `[[provider]]` header, for messages.
+    pub line: usize,
+}
+
+/// A parsed configuration file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// Its providers, highest precedence first.
+    pub providers: Vec<ProviderConfig>,
+    /// Whether the bundled skills are added last (they are unless the file
+    /// says `bundled = false` or places them itself).
+    pub bundled: bool,
+}
+
+impl Config {
+    /// The file named by `--config`, or `skillhost.toml` in `cwd` if there
+    /// is one.
+    pub fn find(explicit: Option<&Path>, cwd: &Path) -> Result<Option<Config>, Error> {
+        match explicit {
+            Some(path) => Config::load(path).map(Some),
+            None => {
+                let path = cwd.join(FILE_NAME);
+                if path.is_file() {
+                    Config::load(&path).map(Some)
+                } else {
+                    Ok(None)
+                }
+            }
+        }
+    }
+
+    /// Reads and validates a configuration file.
+    pub fn load(path: &Path) -> Result<Config, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let base = path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        Config::parse(&text, path, &base)
+    }
+
+    /// Parses `text` (read from `path`; relative paths against `base`).
+    pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Config, Error> {
+        parse::parse(text, path, base)
+    }
+
+    /// A registry running the configured providers. One that cannot start
+    /// (a missing file, a pinned digest that no longer matches, a file that
+    /// is not a provider) is left out with an error diagnostic naming it;
+    /// the others run.
+    pub fn registry(&self, runtime: &Runtime) -> Result<Registry, Error> {
+        let registry = Registry::new();
+        for provider in &self.providers {
+            let at = format!("{}:{}", self.path.display(), provider.line);
+            match self.spec(runtime, provider) {
+                Ok(spec) => registry.add(runtime.provider(spec)),
+                Err(e) => registry.report(
+                    Diagnostic::error(at, format!("provider {} not started: {e}", provider.id))
+                        .from_source(&provider.id),
+                ),
+            }
+        }
+        if self.bundled {
+            registry.add(runtime.bundled_provider()?);
+        }
+        Ok(registry)
+    }
+
+    fn spec(&self, runtime: &Runtime, provider: &ProviderConfig) -> Result<ProviderSpec, Error> {
+        let bytes: std::borrow::Cow<'static, [u8]> = match &provider.source {
+            Source::Local => builtin::LOCAL_PROVIDER.into(),
+            Source::Bundled => builtin::BUNDLED_PROVIDER.into(),
+            Source::Remote(_) => builtin::REMOTE_PROVIDER.into(),
+            Source::Wasm(file) => std::fs::read(file)
+                .map_err(|source| Error::Io {
+                    path: file.clone(),
+                    source,
+                })?
+                .into(),
+        };
+        if let Some(pin) = &provider.sha256 {
+            let actual = skillhost_skill::digest::sha256_hex(&bytes);
+            if &actual != pin {
+                return Err(Error::Component(format!(
+                    "its component's SHA-256 is {actual}, but the configuration pins {pin}; \
+                     update the pin if the change is expected"
+                )));
+            }
+        }
+        let mut spec = match &provider.source {
+            Source::Local => ProviderSpec {
+                roots: provider.roots.clone(),
+                ..ProviderSpec::new(&provider.id, provider.scope, runtime.local_component()?)
+            },
+            Source::Wasm(_) => ProviderSpec {
+                roots: provider.roots.clone(),
+                ..ProviderSpec::new(
+                    &provider.id,
+                    provider.scope,
+                    runtime.load_component(&bytes)?,
+                )
+            },
+            Source::Bundled => runtime.bundled_spec()?,
+            Source::Remote(remote) => runtime.remote_spec(remote)?,
+        };
+        // What the file says wins over the first-party defaults.
+        spec.id = provider.id.clone();
+        spec.scope = provider.scope;
+        spec.origins = provider.origins.clone();
+        spec.settings.extend(provider.settings.iter().cloned());
+        spec.limits = provider.limits;
+        spec.caps = provider.caps;
+        Ok(spec)
+    }
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

@@ -1,0 +1,363 @@
+//! Reading `skillhost.toml`: every key checked, every error naming the key
+//! and its line (`skillhost.toml:4: memroy_mib: unknown field …`).
+
+use super::{Config, ProviderConfig, Source};
+use crate::error::Error;
+use crate::model::Scope;
+use crate::paths::absolute;
+use crate::provider::Caps;
+use crate::provider::sources::{bundled, local, remote};
+use crate::sandbox::Limits;
+use remote::RemoteSource;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    bundled: Option<bool>,
+    #[serde(default)]
+    provider: Vec<Spanned<ProviderTable>>,
+}
+
+/// One `[[provider]]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProviderTable {
+    id: Option<Spanned<String>>,
+    builtin: Option<Spanned<String>>,
+    wasm: Option<Spanned<String>>,
+    sha256: Option<Spanned<String>>,
+    #[serde(default)]
+    roots: Vec<Spanned<String>>,
+    #[serde(default)]
+    origins: Vec<Spanned<String>>,
+    scope: Option<Spanned<String>>,
+    memory_mib: Option<Spanned<u64>>,
+    deadline_ms: Option<Spanned<u64>>,
+    max_skills: Option<Spanned<u64>>,
+    max_text: Option<Spanned<u64>>,
+    max_body: Option<Spanned<u64>>,
+    #[serde(default)]
+    settings: BTreeMap<String, String>,
+    url: Option<Spanned<String>>,
+    label: Option<Spanned<String>>,
+    poll_seconds: Option<Spanned<u64>>,
+    max_index_bytes: Option<Spanned<u64>>,
+}
+
+/// Largest `memory_mib`: a 32-bit memory.
+const MAX_MEMORY_MIB: u64 = 4096;
+
+/// The text being read, and how to report on it.
+struct Reader<'a> {
+    text: &'a str,
+    path: &'a Path,
+    base: &'a Path,
+    home: Option<PathBuf>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+impl Reader<'_> {
+    fn invalid(&self, line: usize, key: &str, message: impl Into<String>) -> Error {
+        Error::Config {
+            path: self.path.to_path_buf(),
+            line,
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    fn at(&self, span: Range<usize>) -> usize {
+        line_of(self.text, span.start)
+    }
+
+    /// A path from the file: `~` is the home folder, relative paths are
+    /// relative to the file's folder.
+    fn resolve(&self, value: &str) -> PathBuf {
+        let expanded = match (value.strip_prefix("~/"), &self.home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ if value == "~" => self.home.clone().unwrap_or_default(),
+            _ => PathBuf::from(value),
+        };
+        absolute(&if expanded.is_absolute() {
+            expanded
+        } else {
+            self.base.join(expanded)
+        })
+    }
+
+    /// A value that must be greater than zero.
+    fn positive(&self, value: &Option<Spanned<u64>>, key: &str) -> Result<Option<u64>, Error> {
+        match value {
+            Some(v) if *v.get_ref() == 0 => {
+                Err(self.invalid(self.at(v.span()), key, "must be greater than 0"))
+            }
+            Some(v) => Ok(Some(*v.get_ref())),
+            None => Ok(None),
+        }
+    }
+
+    fn source(&self, t: &ProviderTable, header: usize) -> Result<Source, Error> {
+        match (&t.builtin, &t.wasm) {
+            (Some(b), None) => match b.get_ref().as_str() {
+                "local" => Ok(Source::Local),
+                "bundled" => Ok(Source::Bundled),
+                "remote" => Ok(Source::Remote(Box::new(self.remote(t, header)?))),
+                other => Err(self.invalid(
+                    self.at(b.span()),
+                    "builtin",
+                    format!(
+                        "unknown builtin {other:?}; expected \"local\", \"bundled\" or \"remote\""
+                    ),
+                )),
+            },
+            (None, Some(w)) => Ok(Source::Wasm(self.resolve(w.get_ref()))),
+            (Some(b), Some(_)) => Err(self.invalid(
+                self.at(b.span()),
+                "builtin",
+                "give builtin or wasm, not both",
+            )),
+            (None, None) => Err(self.invalid(
+                header,
+                "builtin",
+                "a provider needs builtin = \"local\" or wasm = \"file.wasm\"",
+            )),
+        }
+    }
+
+    fn remote(&self, t: &ProviderTable, header: usize) -> Result<RemoteSource, Error> {
+        let url = t.url.as_ref().ok_or_else(|| {
+            self.invalid(header, "url", "a remote provider needs url = \"https://…\"")
+        })?;
+        let mut remote = RemoteSource::new(url.get_ref())
+            .map_err(|e| self.invalid(self.at(url.span()), "url", e.to_string()))?;
+        if let Some(label) = &t.label {
+            remote = remote
+                .labelled(label.get_ref())
+                .map_err(|e| self.invalid(self.at(label.span()), "label", e.to_string()))?;
+        }
+        if let Some(seconds) = self.positive(&t.poll_seconds, "poll_seconds")? {
+            remote.poll = Duration::from_secs(seconds);
+        }
+        remote.max_index_bytes = t.max_index_bytes.as_ref().map(|m| *m.get_ref());
+        Ok(remote)
+    }
+
+    /// Keys only some sources take, given to another.
+    fn check_keys(&self, t: &ProviderTable, source: &Source) -> Result<(), Error> {
+        if !matches!(source, Source::Remote(_)) {
+            let remote_only = [
+                ("url", t.url.as_ref().map(Spanned::span)),
+                ("label", t.label.as_ref().map(Spanned::span)),
+                ("poll_seconds", t.poll_seconds.as_ref().map(Spanned::span)),
+                (
+                    "max_index_bytes",
+                    t.max_index_bytes.as_ref().map(Spanned::span),
+                ),
+            ];
+            if let Some((key, Some(span))) = remote_only.into_iter().find(|(_, s)| s.is_some()) {
+                return Err(self.invalid(
+                    self.at(span),
+                    key,
+                    "only a remote provider (builtin = \"remote\") takes this key",
+                ));
+            }
+        }
+        if matches!(source, Source::Bundled | Source::Remote(_)) && !t.roots.is_empty() {
+            return Err(self.invalid(
+                self.at(t.roots[0].span()),
+                "roots",
+                "bundled and remote providers read no files; remove roots",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The pinned component digest, lowercase hex without prefix.
+    fn pin(&self, t: &ProviderTable) -> Result<Option<String>, Error> {
+        let Some(pin) = &t.sha256 else {
+            return Ok(None);
+        };
+        let hex = pin
+            .get_ref()
+            .strip_prefix("sha256:")
+            .unwrap_or(pin.get_ref());
+        if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(self.invalid(
+                self.at(pin.span()),
+                "sha256",
+                "must be 64 hexadecimal digits",
+            ));
+        }
+        Ok(Some(hex.to_ascii_lowercase()))
+    }
+
+    fn origins(&self, t: &ProviderTable, source: &Source) -> Result<Vec<String>, Error> {
+        for origin in &t.origins {
+            check_origin(origin.get_ref())
+                .map_err(|m| self.invalid(self.at(origin.span()), "origins", m))?;
+        }
+        Ok(match (source, t.origins.is_empty()) {
+            (Source::Remote(remote), true) => remote.origins.clone(),
+            _ => t.origins.iter().map(|o| o.get_ref().clone()).collect(),
+        })
+    }
+
+    fn limits(&self, t: &ProviderTable, source: &Source) -> Result<Limits, Error> {
+        let mut limits = match source {
+            Source::Remote(_) => remote::default_limits(),
+            _ => Limits::default(),
+        };
+        if let Some(mib) = self.positive(&t.memory_mib, "memory_mib")? {
+            if mib > MAX_MEMORY_MIB {
+                let span = t.memory_mib.as_ref().map_or(0..0, |v| v.span());
+                return Err(self.invalid(
+                    self.at(span),
+                    "memory_mib",
+                    format!("at most {MAX_MEMORY_MIB} (a 32-bit memory)"),
+                ));
+            }
+            limits.memory_bytes = (mib * 1024 * 1024) as usize;
+        }
+        if let Some(ms) = self.positive(&t.deadline_ms, "deadline_ms")? {
+            limits.deadline = Duration::from_millis(ms);
+        }
+        Ok(limits)
+    }
+
+    fn caps(&self, t: &ProviderTable) -> Result<Caps, Error> {
+        let mut caps = Caps::default();
+        if let Some(n) = self.positive(&t.max_skills, "max_skills")? {
+            caps.max_skills = n as usize;
+        }
+        if let Some(n) = self.positive(&t.max_text, "max_text")? {
+            caps.max_text = n as usize;
+        }
+        if let Some(n) = self.positive(&t.max_body, "max_body")? {
+            caps.max_body = n as usize;
+        }
+        Ok(caps)
+    }
+
+    fn scope(&self, t: &ProviderTable, source: &Source) -> Result<Scope, Error> {
+        let fixed = matches!(source, Source::Bundled | Source::Remote(_));
+        match t.scope.as_ref().map(|s| (s.get_ref().as_str(), s.span())) {
+            None if matches!(source, Source::Bundled) => Ok(Scope::Bundled),
+            None if matches!(source, Source::Remote(_)) => Ok(Scope::Remote),
+            Some((_, span)) if fixed => Err(self.invalid(
+                self.at(span),
+                "scope",
+                "bundled and remote providers have their own scope",
+            )),
+            None | Some(("user", _)) => Ok(Scope::User),
+            Some(("project", _)) => Ok(Scope::Project),
+            Some((other, span)) => Err(self.invalid(
+                self.at(span),
+                "scope",
+                format!("unknown scope {other:?}; expected \"project\" or \"user\""),
+            )),
+        }
+    }
+
+    fn table(&self, t: &ProviderTable, header: usize) -> Result<ProviderConfig, Error> {
+        let source = self.source(t, header)?;
+        self.check_keys(t, &source)?;
+        let sha256 = self.pin(t)?;
+        let roots: Vec<PathBuf> = t.roots.iter().map(|r| self.resolve(r.get_ref())).collect();
+        let origins = self.origins(t, &source)?;
+        let limits = self.limits(t, &source)?;
+        let caps = self.caps(t)?;
+        let scope = self.scope(t, &source)?;
+        let id = match &t.id {
+            Some(id) => id.get_ref().clone(),
+            None => match (&source, roots.first()) {
+                (Source::Local, Some(root)) => local::id(root),
+                (Source::Local, None) => "local".to_string(),
+                (Source::Bundled, _) => bundled::ID.to_string(),
+                (Source::Remote(remote), _) => remote.provider_id(),
+                (Source::Wasm(file), _) => format!("wasm:{}", file.display()),
+            },
+        };
+        Ok(ProviderConfig {
+            id,
+            source,
+            sha256,
+            roots,
+            origins,
+            scope,
+            limits,
+            caps,
+            settings: t.settings.clone().into_iter().collect(),
+            line: header,
+        })
+    }
+}
+
+/// Parses `text` (read from `path`; relative paths against `base`).
+pub(super) fn parse(text: &str, path: &Path, base: &Path) -> Result<Config, Error> {
+    let reader = Reader {
+        text,
+        path,
+        base,
+        home: std::env::home_dir(),
+    };
+    let file: File = toml::from_str(text).map_err(|e| {
+        let line = e.span().map_or(1, |s| line_of(text, s.start));
+        let message = e.message().to_string();
+        let key = message
+            .strip_prefix("unknown field `")
+            .and_then(|m| m.split('`').next())
+            .unwrap_or("")
+            .to_string();
+        reader.invalid(line, &key, message)
+    })?;
+    let mut providers = Vec::new();
+    let mut ids = BTreeMap::new();
+    for table in &file.provider {
+        let header = line_of(text, table.span().start);
+        let provider = reader.table(table.get_ref(), header)?;
+        if let Some(previous) = ids.insert(provider.id.clone(), header) {
+            return Err(reader.invalid(
+                header,
+                "id",
+                format!(
+                    "{:?} is already the id of the provider on line {previous}",
+                    provider.id
+                ),
+            ));
+        }
+        providers.push(provider);
+    }
+    let placed = providers.iter().any(|p| p.source == Source::Bundled);
+    Ok(Config {
+        path: path.to_path_buf(),
+        providers,
+        bundled: file.bundled.unwrap_or(true) && !placed,
+    })
+}
+
+/// `scheme://host:port` with an explicit port and nothing else.
+fn check_origin(origin: &str) -> Result<(), String> {
+    let (scheme, rest) = origin
+        .split_once("://")
+        .ok_or_else(|| format!("{origin:?} is not scheme://host:port"))?;
+    if !matches!(scheme, "http" | "https") {
+        return Err(format!("{origin:?}: the scheme must be http or https"));
+    }
+    let (host, port) = rest
+        .rsplit_once(':')
+        .ok_or_else(|| format!("{origin:?}: the port must be given (scheme://host:port)"))?;
+    if host.is_empty() || host.contains('/') || port.parse::<u16>().is_err() {
+        return Err(format!("{origin:?} is not scheme://host:port"));
+    }
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! One skill as the host knows it, a loaded document, and a skill's files.
+
+use super::Location;
+use serde_json::{Map, Value, json};
+use skillhost_skill::frontmatter::{Context, Frontmatter};
+use skillhost_skill::json::frontmatter_json;
+
+/// Where a provider's skills come from, for precedence and watching.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A project's own skills (`.agents/skills` in the working folder): its
+    /// watches are among the bounded set evicted least-recently-observed.
+    Project,
+    /// The user's skills, or roots named explicitly.
+    User,
+    /// Skills compiled into a provider.
+    Bundled,
+    /// Skills served over the network.
+    Remote,
+}
+
+impl Scope {
+    /// `project`, `user`, `bundled` or `remote`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::User => "user",
+            Scope::Bundled => "bundled",
+            Scope::Remote => "remote",
+        }
+    }
+}
+
+/// One skill as the host knows it: validated, located on the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skill {
+    /// The id of the provider that serves it.
+    pub source: String,
+    /// Where that provider's skills come from.
+    pub scope: Scope,
+    /// The document (`SKILL.md` or the flat file).
+    pub path: Location,
+    /// The folder its relative paths resolve against.
+    pub base: Location,
+    /// Its frontmatter, verbatim and normalised.
+    pub frontmatter: Frontmatter,
+}
+
+impl Skill {
+    /// The skill's name.
+    pub fn name(&self) -> &str {
+        &self.frontmatter.name
+    }
+
+    /// The skill's description, if it has one.
+    pub fn description(&self) -> Option<&str> {
+        self.frontmatter.description.as_deref()
+    }
+
+    /// Whether the model may invoke it.
+    pub fn model_invocable(&self) -> bool {
+        !self.frontmatter.disable_model_invocation
+    }
+
+    /// Whether a user may invoke it (as a slash command).
+    pub fn user_invocable(&self) -> bool {
+        self.frontmatter.user_invocable
+    }
+
+    /// The frontmatter as JSON, every field the author wrote. It comes from
+    /// the one parser (`skillhost-skill`), reading the verbatim text the
+    /// provider sent: the 0.1.0 contract carries no JSON of its own.
+    pub fn frontmatter_json(&self) -> Value {
+        frontmatter_json(&self.frontmatter.raw)
+    }
+
+    /// The catalog JSON of this skill.
+    pub fn to_json(&self) -> Value {
+        let f = &self.frontmatter;
+        let mut out = Map::new();
+        out.insert("name".into(), json!(f.name));
+        out.insert("description".into(), json!(f.description));
+        out.insert("source".into(), json!(self.source));
+        out.insert("scope".into(), json!(self.scope.as_str()));
+        out.insert("path".into(), json!(self.path.to_string()));
+        out.insert("base".into(), json!(self.base.to_string()));
+        out.insert("frontmatter".into(), self.frontmatter_json());
+        out.insert("when_to_use".into(), json!(f.when_to_use));
+        out.insert("argument_hint".into(), json!(f.argument_hint));
+        out.insert("user_invocable".into(), json!(f.user_invocable));
+        out.insert("model_invocable".into(), json!(self.model_invocable()));
+        out.insert(
+            "context".into(),
+            json!(match f.context {
+                Context::Inline => "inline",
+                Context::Fork => "fork",
+            }),
+        );
+        out.insert("model".into(), json!(f.model));
+        out.insert("effort".into(), json!(f.effort));
+        out.insert("agent".into(), json!(f.agent));
+        out.insert("allowed_tools".into(), json!(f.allowed_tools));
+        out.insert("paths".into(), json!(f.paths));
+        out.insert("aliases".into(), json!(f.aliases));
+        out.insert("pinned".into(), json!(f.pinned));
+        Value::Object(out)
+    }
+}
+
+/// A loaded skill: read again from its source, with its body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillDocument {
+    /// The skill as it is now.
+    pub skill: Skill,
+    /// The Markdown body.
+    pub body: String,
+}
+
+impl SkillDocument {
+    /// The JSON of `skillhost load --json`: the skill's catalog fields plus `body`.
+    pub fn to_json(&self) -> Value {
+        let mut value = self.skill.to_json();
+        if let Value::Object(map) = &mut value {
+            map.insert("body".into(), json!(self.body));
+        }
+        value
+    }
+}
+
+/// One file of a skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillResource {
+    /// Relative to the skill's base folder, `/`-separated.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// `sha256:<hex>`.
+    pub digest: String,
+}

@@ -1,0 +1,137 @@
+//! Deltas absorbed against what the host holds.
+
+use super::*;
+use crate::sandbox::{GrantedRoot, Mount};
+use skillhost_skill::frontmatter::Frontmatter;
+
+fn grants() -> Grants {
+    Grants {
+        roots: vec![GrantedRoot {
+            guest: "/skills/0".into(),
+            host: "/s".into(),
+            present: true,
+        }],
+        mounts: vec![Mount {
+            guest: "/skills/0".into(),
+            host: "/s".into(),
+        }],
+        ..Grants::default()
+    }
+}
+
+fn entry(name: &str) -> wit::SkillEntry {
+    let f = Frontmatter::defaults(name);
+    wit::SkillEntry {
+        frontmatter: wit::Frontmatter {
+            raw: f.raw,
+            name: f.name,
+            description: Some("d".into()),
+            when_to_use: None,
+            argument_hint: None,
+            context: wit::InvocationContext::Inline,
+            model: None,
+            effort: None,
+            allowed_tools: Vec::new(),
+            user_invocable: true,
+            disable_model_invocation: false,
+            paths: Vec::new(),
+            aliases: Vec::new(),
+            version: None,
+            agent: None,
+            pinned: false,
+            license: None,
+            compatibility: None,
+            metadata: Vec::new(),
+        },
+        path: format!("/skills/0/{name}/SKILL.md"),
+        base: format!("/skills/0/{name}"),
+    }
+}
+
+fn observation(
+    epoch: u64,
+    base: Option<u64>,
+    skills: Vec<wit::SkillEntry>,
+    removed: &[&str],
+) -> wit::Observation {
+    wit::Observation {
+        epoch,
+        base,
+        skills,
+        removed: removed.iter().map(|s| s.to_string()).collect(),
+        diagnostics: Vec::new(),
+        complete: true,
+    }
+}
+
+fn names(absorbed: &Absorbed) -> Vec<&str> {
+    absorbed.view.skills.iter().map(|s| s.name()).collect()
+}
+
+fn absorb_into(held: &mut Held, obs: wit::Observation) -> Absorbed {
+    let grants = grants();
+    let caps = Caps::default();
+    let namespace = Namespace::default();
+    let from = Source {
+        grants: &grants,
+        id: "p",
+        caps: &caps,
+        namespace: &namespace,
+        scope: Scope::User,
+        location: "/s",
+    };
+    absorb(held, obs, &from)
+}
+
+#[test]
+fn a_delta_on_the_held_epoch_adds_changes_and_removals() {
+    let mut held = Held::default();
+    let first = absorb_into(
+        &mut held,
+        observation(1, None, vec![entry("a"), entry("b")], &[]),
+    );
+    assert_eq!(names(&first), ["a", "b"]);
+    assert_eq!(held.epoch(), Some(1));
+    let delta = absorb_into(
+        &mut held,
+        observation(2, Some(1), vec![entry("c")], &["/skills/0/a/SKILL.md"]),
+    );
+    assert_eq!(names(&delta), ["b", "c"]);
+    assert_eq!(delta.received, 1);
+}
+
+#[test]
+fn a_delta_on_another_epoch_is_refused_and_everything_is_asked_again() {
+    let mut held = Held::default();
+    absorb_into(&mut held, observation(1, None, vec![entry("a")], &[]));
+    let wrong = absorb_into(&mut held, observation(3, Some(2), vec![], &[]));
+    assert!(!wrong.view.complete);
+    assert!(
+        wrong.view.diagnostics[0]
+            .message
+            .contains("asking for everything again")
+    );
+    assert_eq!(held.epoch(), None, "the next request asks for everything");
+}
+
+#[test]
+fn a_rejected_entry_is_a_diagnostic_until_it_is_fixed() {
+    let mut held = Held::default();
+    let mut bad = entry("x");
+    bad.path = "/etc/passwd".into();
+    let first = absorb_into(&mut held, observation(1, None, vec![bad], &[]));
+    assert!(first.view.skills.is_empty());
+    assert!(first.view.diagnostics[0].message.contains("rejected"));
+    let fixed = absorb_into(&mut held, observation(2, None, vec![entry("x")], &[]));
+    assert_eq!(names(&fixed), ["x"]);
+    assert!(fixed.view.diagnostics.is_empty());
+}
+
+#[test]
+fn observations_from_another_instance_start_afresh() {
+    let mut held = Held::default();
+    held.follow(InstanceId::next());
+    absorb_into(&mut held, observation(1, None, vec![entry("a")], &[]));
+    held.follow(InstanceId::next());
+    assert_eq!(held.epoch(), None);
+}

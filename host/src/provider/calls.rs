@@ -1,0 +1,166 @@
+//! Calls into a provider on behalf of the registry and the agent: loading
+//! a skill, its files, and the changes the host saw or the agent made.
+//! Whatever the provider answers is validated at the boundary.
+
+use super::Provider;
+use super::boundary;
+use super::spec::ChangeKind;
+use crate::error::{Error, ProviderErrorKind};
+use crate::model::{SkillDocument, SkillResource};
+use crate::sandbox::Fault;
+use crate::sandbox::bindings::v0_1_0::types as wit;
+use crate::text::clip;
+use std::path::PathBuf;
+
+impl Provider {
+    fn refused(&self, e: wit::ProviderError) -> Error {
+        let (kind, message) = match e {
+            wit::ProviderError::NotFound(m) => (ProviderErrorKind::NotFound, m),
+            wit::ProviderError::NameMismatch(m) => (ProviderErrorKind::NameMismatch, m),
+            wit::ProviderError::Invalid(m) => (ProviderErrorKind::Invalid, m),
+            wit::ProviderError::Io(m) => (ProviderErrorKind::Io, m),
+            wit::ProviderError::Unsupported(m) => (ProviderErrorKind::Unsupported, m),
+        };
+        if matches!(
+            kind,
+            ProviderErrorKind::NotFound | ProviderErrorKind::NameMismatch
+        ) {
+            // The catalog named something the source no longer has: it is
+            // stale, so the provider is asked again.
+            self.invalidate();
+        }
+        Error::Provider {
+            provider: self.id().to_string(),
+            kind,
+            message: clip(&message, 2048).to_string(),
+        }
+    }
+
+    fn faulted(&self, fault: Fault) -> Error {
+        Error::Fault {
+            provider: self.id().to_string(),
+            fault,
+        }
+    }
+
+    fn boundary_error(&self, message: String) -> Error {
+        Error::Boundary {
+            provider: self.id().to_string(),
+            message,
+        }
+    }
+
+    /// Reads the skill `name` again and returns it with its body: bodies
+    /// are never cached. If the file now declares another name, the load
+    /// is refused and the provider invalidated (the catalog is stale).
+    pub fn load(&self, name: &str) -> Result<SkillDocument, Error> {
+        let guest_name = self.namespace.guest_name(self.id(), name)?;
+        let (answer, grants) = self
+            .with_instance(|i| {
+                i.call(|b, s| b.skillhost_provider_provider().call_load(s, guest_name))
+            })
+            .map_err(|f| self.faulted(f))?;
+        let doc = answer.map_err(|e| self.refused(e))?;
+        let mut doc = boundary::document(doc, &grants, self.id(), &self.spec.caps)
+            .map_err(|m| self.boundary_error(m))?;
+        doc.skill.scope = self.spec.scope;
+        self.namespace.apply(&mut doc.skill);
+        if doc.skill.name() != name {
+            self.invalidate();
+            return Err(Error::Provider {
+                provider: self.id().to_string(),
+                kind: ProviderErrorKind::NameMismatch,
+                message: format!("asked for {name:?}, got {:?}", doc.skill.name()),
+            });
+        }
+        Ok(doc)
+    }
+
+    /// Lists the files of skill `name`.
+    pub fn list_resources(&self, name: &str) -> Result<Vec<SkillResource>, Error> {
+        let name = self.namespace.guest_name(self.id(), name)?;
+        let (answer, _) = self
+            .with_instance(|i| {
+                i.call(|b, s| b.skillhost_provider_provider().call_list_resources(s, name))
+            })
+            .map_err(|f| self.faulted(f))?;
+        let list = answer.map_err(|e| self.refused(e))?;
+        boundary::resources(list, &self.spec.caps).map_err(|m| self.boundary_error(m))
+    }
+
+    /// Reads one file of skill `name`.
+    pub fn read_resource(&self, name: &str, path: &str) -> Result<Vec<u8>, Error> {
+        let name = self.namespace.guest_name(self.id(), name)?;
+        let (answer, _) = self
+            .with_instance(|i| {
+                i.call(|b, s| {
+                    b.skillhost_provider_provider()
+                        .call_read_resource(s, name, path)
+                })
+            })
+            .map_err(|f| self.faulted(f))?;
+        answer.map_err(|e| self.refused(e))
+    }
+
+    /// Delivers changes seen at host paths; paths outside the grants are
+    /// dropped.
+    pub fn on_change(&self, events: &[(PathBuf, ChangeKind)]) -> Result<(), Error> {
+        self.with_instance(|i| {
+            let events: Vec<wit::ChangeEvent> = events
+                .iter()
+                .filter_map(|(path, kind)| {
+                    Some(wit::ChangeEvent {
+                        path: i.grants().to_guest(path)?,
+                        kind: match kind {
+                            ChangeKind::Created => wit::ChangeKind::Created,
+                            ChangeKind::Modified => wit::ChangeKind::Modified,
+                            ChangeKind::Removed => wit::ChangeKind::Removed,
+                            ChangeKind::Rescan => wit::ChangeKind::Rescan,
+                        },
+                    })
+                })
+                .collect();
+            if events.is_empty() {
+                return Ok(());
+            }
+            i.call(|b, s| b.skillhost_provider_provider().call_on_change(s, &events))
+        })
+        .map(|_| ())
+        .map_err(|f| self.faulted(f))
+    }
+
+    /// Asks a provider that is polled (a remote index) to look for changes
+    /// now; it calls `invalidate-provider` if it found some.
+    pub fn poll(&self) -> Result<(), Error> {
+        self.with_instance(|i| {
+            let Some(root) = i.grants().virtual_roots.first().map(|v| v.guest.clone()) else {
+                return Ok(());
+            };
+            let events = [wit::ChangeEvent {
+                path: root,
+                kind: wit::ChangeKind::Rescan,
+            }];
+            i.call(|b, s| b.skillhost_provider_provider().call_on_change(s, &events))
+        })
+        .map(|_| ())
+        .map_err(|f| self.faulted(f))
+    }
+
+    /// Tells the provider the agent itself wrote `paths`, so it re-reads
+    /// what matters before this returns (the next snapshot sees the change
+    /// without waiting for the OS's events).
+    pub fn observe(&self, paths: &[PathBuf]) -> Result<(), Error> {
+        self.with_instance(|i| {
+            let guest: Vec<String> = paths
+                .iter()
+                .filter_map(|p| i.grants().to_guest(p))
+                .collect();
+            if guest.is_empty() {
+                return Ok(());
+            }
+            i.call(|b, s| b.skillhost_provider_provider().call_observe(s, &guest))
+        })
+        .map(|_| ())
+        .map_err(|f| self.faulted(f))
+    }
+}

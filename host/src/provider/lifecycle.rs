@@ -1,0 +1,87 @@
+//! A provider's live instance: started on first use, started again when a
+//! root appears or vanishes (the grant must change), dropped after a fault
+//! and restarted only once its backoff has passed.
+
+use super::Provider;
+use crate::sandbox::bindings::v0_1_0::types::ProviderConfig;
+use crate::sandbox::{Fault, Grants, Instance, InstanceId, Start};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+impl Provider {
+    /// Runs `f` on the live instance, starting one if needed. A fault kills
+    /// the instance; the next call starts a fresh one from the pre-linked
+    /// component.
+    pub(super) fn with_instance<R>(
+        &self,
+        f: impl FnOnce(&mut Instance) -> Result<R, Fault>,
+    ) -> Result<(R, Arc<Grants>), Fault> {
+        let mut slot = super::lock(&self.instance);
+        if slot.as_ref().is_some_and(|i| !i.grants().is_current()) {
+            // A root appeared or vanished: grant again. What the host holds
+            // came from the old grant, so the provider must be asked anew.
+            *slot = None;
+            self.signals.mark_stale();
+        }
+        let instance = match &mut *slot {
+            Some(instance) => instance,
+            empty => empty.insert(self.start()?),
+        };
+        let grants = instance.grants().clone();
+        match f(instance) {
+            Ok(r) => {
+                super::lock(&self.health).succeeded();
+                Ok((r, grants))
+            }
+            Err(fault) => {
+                tracing::warn!(provider = self.id(), %fault, "provider faulted; its instance is dropped");
+                *slot = None;
+                self.fault_now(&fault);
+                Err(fault)
+            }
+        }
+    }
+
+    /// Starts an instance, unless the backoff after a fault still runs.
+    fn start(&self) -> Result<Instance, Fault> {
+        if let Some(waiting) = super::lock(&self.health).waiting(Instant::now()) {
+            return Err(waiting);
+        }
+        let spec = &self.spec;
+        let grants = Arc::new(
+            Grants::for_roots(&spec.roots)
+                .with_virtual(&spec.virtual_roots)
+                .with_origins(&spec.origins),
+        );
+        let config = ProviderConfig {
+            id: spec.id.clone(),
+            roots: grants.roots.iter().map(|r| r.guest.clone()).collect(),
+            settings: spec.settings.clone(),
+        };
+        self.stats.instantiations.fetch_add(1, Ordering::Relaxed);
+        let id = InstanceId::next();
+        self.signals.set_live(Some(id));
+        let started = Instance::start(Start {
+            engine: &self.engine,
+            component: &spec.component,
+            grants,
+            limits: spec.limits,
+            refusals: self.refusals.clone(),
+            upcalls: self.signals.clone(),
+            id,
+            config: &config,
+        });
+        started.inspect_err(|fault| {
+            self.signals.set_live(None);
+            self.fault_now(fault);
+        })
+    }
+
+    /// Records a fault: the next start waits, longer with each fault in a
+    /// row, and the provider's view turns incomplete.
+    fn fault_now(&self, fault: &Fault) {
+        super::lock(&self.health).failed(fault, &self.spec.limits, Instant::now());
+        self.signals.faulted();
+    }
+}

@@ -1,0 +1,140 @@
+//! A provider's view: what it contributes to the catalog now. Only a
+//! complete observation replaces the last complete view; an incomplete one
+//! (a transient failure, a fault) keeps showing the last complete skills,
+//! flagged incomplete, and is asked again next time.
+
+use super::Provider;
+use super::absorb::{Source, absorb};
+use crate::model::{Diagnostic, Skill};
+use crate::sandbox::Fault;
+use crate::sandbox::bindings::v0_1_0::types as wit;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// What one provider currently contributes to the catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProviderView {
+    /// Its valid skills, in its order.
+    pub skills: Vec<Arc<Skill>>,
+    /// Its diagnostics, and the host's about it.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Whether it saw everything.
+    pub complete: bool,
+}
+
+/// The last complete view and the current one.
+#[derive(Debug, Default)]
+pub(crate) struct Views {
+    last_complete: Option<Arc<ProviderView>>,
+    current: Option<Arc<ProviderView>>,
+}
+
+impl Provider {
+    /// The provider's current view, asking it only when it is dirty (a
+    /// clean provider is not asked again). Returns the view and whether the
+    /// provider was invalidated while it was being asked, in which case the
+    /// caller should ask again.
+    pub fn view(&self) -> (Arc<ProviderView>, bool) {
+        if !self.signals.is_dirty()
+            && let Some(view) = super::lock(&self.views).current.clone()
+        {
+            return (view, false);
+        }
+        let (generation, rescan) = self.signals.begin_observation();
+        self.stats.snapshots.fetch_add(1, Ordering::Relaxed);
+        let fresh = self.observe_now(rescan);
+        let view = {
+            let mut views = super::lock(&self.views);
+            let view = if fresh.complete {
+                let fresh = Arc::new(fresh);
+                views.last_complete = Some(fresh.clone());
+                fresh
+            } else {
+                self.signals.retry_later();
+                Arc::new(ProviderView {
+                    skills: views
+                        .last_complete
+                        .as_ref()
+                        .map(|v| v.skills.clone())
+                        .unwrap_or_default(),
+                    diagnostics: fresh.diagnostics,
+                    complete: false,
+                })
+            };
+            let view = self.with_refusals(view);
+            views.current = Some(view.clone());
+            view
+        };
+        (view, self.signals.generation() != generation)
+    }
+
+    /// Asks the instance for a snapshot (the changes since what the host
+    /// holds, when it can) and absorbs the answer.
+    fn observe_now(&self, rescan: bool) -> ProviderView {
+        let mut held = super::lock(&self.held);
+        let answer = self.with_instance(|i| {
+            held.follow(i.id());
+            let request = wit::SnapshotRequest {
+                known: held.epoch(),
+                rescan,
+            };
+            i.call(|b, s| b.skillhost_provider_provider().call_snapshot(s, request))
+        });
+        match answer {
+            Ok((obs, grants)) => {
+                let location = self.location();
+                let from = Source {
+                    grants: &grants,
+                    id: self.id(),
+                    caps: &self.spec.caps,
+                    namespace: &self.namespace,
+                    scope: self.spec.scope,
+                    location: &location,
+                };
+                let absorbed = absorb(&mut held, obs, &from);
+                self.stats
+                    .last_received
+                    .store(absorbed.received as u64, Ordering::Relaxed);
+                absorbed.view
+            }
+            Err(fault) => {
+                held.clear();
+                ProviderView {
+                    skills: Vec::new(),
+                    diagnostics: vec![self.fault_diagnostic(&fault)],
+                    complete: false,
+                }
+            }
+        }
+    }
+
+    /// The view with the capabilities the provider was refused, as
+    /// warnings.
+    fn with_refusals(&self, view: Arc<ProviderView>) -> Arc<ProviderView> {
+        let refusals = self.refusals.list();
+        if refusals.is_empty() {
+            return view;
+        }
+        let mut with = (*view).clone();
+        with.diagnostics.extend(refusals.into_iter().map(|message| {
+            Diagnostic::warning(self.location(), format!("provider {} {message}", self.id()))
+                .from_source(self.id())
+                .on_field("capability")
+        }));
+        Arc::new(with)
+    }
+
+    fn fault_diagnostic(&self, fault: &Fault) -> Diagnostic {
+        Diagnostic::error(
+            self.location(),
+            format!(
+                "provider {} failed ({}): {}",
+                self.id(),
+                fault.kind.as_str(),
+                fault.message
+            ),
+        )
+        .from_source(self.id())
+        .on_field(fault.kind.as_str())
+    }
+}

@@ -1,0 +1,116 @@
+//! Merging provider views into one catalog, in precedence order. Pure.
+//!
+//! The first skill of a name wins. A later one from the same provider is a
+//! duplicate (an error); from a lower provider it is shadowed (a warning).
+//! The same file reached through two roots (a symlink) counts once. Remote
+//! skills carry their origin's namespace, so they never collide with local
+//! ones.
+
+use crate::model::{Catalog, Diagnostic, Location};
+use crate::provider::ProviderView;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// Merges provider views, highest precedence first.
+pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
+    let mut catalog = Catalog {
+        complete: true,
+        ..Catalog::default()
+    };
+    let mut winners: HashMap<&str, usize> = HashMap::new();
+    let mut files: HashSet<&Location> = HashSet::new();
+    for view in views {
+        catalog.complete &= view.complete;
+        catalog.diagnostics.extend(view.diagnostics.iter().cloned());
+        for skill in &view.skills {
+            if !files.insert(&skill.path) {
+                continue;
+            }
+            if let Some(&winner) = winners.get(skill.name()) {
+                let winner = &catalog.skills[winner];
+                let path = skill.path.to_string();
+                let d = if winner.source == skill.source {
+                    Diagnostic::error(
+                        path,
+                        format!(
+                            "duplicate skill name {:?}: already defined by {}; this one is ignored",
+                            skill.name(),
+                            winner.path
+                        ),
+                    )
+                } else {
+                    Diagnostic::warning(
+                        path,
+                        format!(
+                            "skill {:?} is shadowed by {} (from {})",
+                            skill.name(),
+                            winner.path,
+                            winner.source
+                        ),
+                    )
+                };
+                catalog
+                    .diagnostics
+                    .push(d.from_source(&skill.source).on_field("name"));
+                continue;
+            }
+            winners.insert(skill.name(), catalog.skills.len());
+            catalog.skills.push(skill.clone());
+        }
+    }
+    catalog.skills.sort_by(|a, b| a.name().cmp(b.name()));
+    catalog
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Scope, Skill};
+    use skillhost_skill::frontmatter::Frontmatter;
+
+    fn skill(source: &str, name: &str, path: &str) -> Arc<Skill> {
+        Arc::new(Skill {
+            source: source.into(),
+            scope: Scope::User,
+            path: Location::Path(path.into()),
+            base: Location::Path(path.into()),
+            frontmatter: Frontmatter::defaults(name),
+        })
+    }
+
+    fn view(skills: Vec<Arc<Skill>>, complete: bool) -> Arc<ProviderView> {
+        Arc::new(ProviderView {
+            skills,
+            diagnostics: Vec::new(),
+            complete,
+        })
+    }
+
+    #[test]
+    fn higher_sources_shadow_lower_ones_and_duplicates_are_errors() {
+        let catalog = merge(&[
+            view(
+                vec![skill("a", "x", "/a/x"), skill("a", "x", "/a/x2")],
+                true,
+            ),
+            view(vec![skill("b", "x", "/b/x"), skill("b", "y", "/b/y")], true),
+        ]);
+        let names: Vec<&str> = catalog.skills.iter().map(|s| s.name()).collect();
+        assert_eq!(names, ["x", "y"]);
+        assert_eq!(catalog.skills[0].source, "a");
+        assert!(catalog.diagnostics[0].message.contains("duplicate"));
+        assert!(catalog.diagnostics[1].message.contains("shadowed"));
+        assert!(catalog.complete);
+    }
+
+    #[test]
+    fn the_same_file_counts_once_and_incompleteness_spreads() {
+        let catalog = merge(&[
+            view(vec![skill("a", "x", "/same")], true),
+            view(vec![skill("b", "x", "/same")], false),
+        ]);
+        assert_eq!(catalog.skills.len(), 1);
+        assert!(catalog.diagnostics.is_empty(), "{:?}", catalog.diagnostics);
+        assert!(!catalog.complete);
+    }
+}

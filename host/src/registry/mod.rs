@@ -1,0 +1,347 @@
+//! The registry: providers in precedence order, the merged catalog with its
+//! completeness bit, exact per-provider invalidation, change listeners, and
+//! the host watcher and poller that serve its providers.
+//!
+//! Only complete catalogs are cached, and a clean provider is never asked
+//! again: invalidating one provider re-asks exactly that one. A provider
+//! invalidated while a snapshot is being made makes the snapshot run again
+//! (a bounded number of times). Listeners are told that something changed,
+//! never what: they take a new snapshot.
+
+mod listeners;
+pub mod merge;
+mod poll;
+pub mod watch;
+
+pub use listeners::Subscription;
+pub use merge::merge;
+
+use crate::error::Error;
+use crate::model::{Catalog, Diagnostic, Scope, SkillDocument, SkillResource};
+use crate::paths::canonical_or_lexical;
+use crate::provider::{Provider, ProviderView};
+use listeners::Listeners;
+use poll::Poller;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use watch::{WatchOptions, Watcher};
+
+/// How many times discovery is repeated when a provider or the registry
+/// changes while it runs, before a possibly stale result is returned.
+pub const MAX_DISCOVERY_RETRIES: usize = 3;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Providers in precedence order (first wins) and the catalog they make.
+pub struct Registry {
+    providers: RwLock<Vec<Arc<Provider>>>,
+    generation: AtomicU64,
+    cached: Mutex<Option<(u64, Arc<Catalog>)>>,
+    listeners: Arc<Listeners>,
+    notify: Mutex<Option<Sender<()>>>,
+    watcher: Mutex<Option<Arc<Watcher>>>,
+    poller: Mutex<Option<Poller>>,
+    reported: Mutex<Vec<Diagnostic>>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::new()
+    }
+}
+
+impl Registry {
+    /// An empty registry, with its notifier thread.
+    pub fn new() -> Self {
+        let listeners = Arc::new(Listeners::default());
+        let notify = listeners.start_notifier();
+        Registry {
+            providers: RwLock::new(Vec::new()),
+            generation: AtomicU64::new(0),
+            cached: Mutex::new(None),
+            listeners,
+            notify: Mutex::new(notify),
+            watcher: Mutex::new(None),
+            poller: Mutex::new(None),
+            reported: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Adds a diagnostic of the host's own (a provider that could not be
+    /// started, say) to every catalog from now on.
+    pub fn report(&self, diagnostic: Diagnostic) {
+        lock(&self.reported).push(diagnostic);
+        self.changed();
+    }
+
+    /// Calls `listener` (with no details: it takes a snapshot) after
+    /// providers change, until the returned subscription is dropped.
+    pub fn subscribe(&self, listener: impl Fn() + Send + Sync + 'static) -> Subscription {
+        self.listeners.subscribe(listener)
+    }
+
+    /// Starts watching on behalf of the providers, with a watcher of its
+    /// own: from now on every snapshot also keeps their watches in step with
+    /// their requests.
+    pub fn watch(&self, options: WatchOptions) -> Result<(), Error> {
+        self.watch_with(Arc::new(Watcher::start(options)?));
+        Ok(())
+    }
+
+    /// Watches through a watcher shared with other registries (one per
+    /// project, say), so the bound on project watchers holds across them.
+    /// Providers that must be polled (remote indexes) are polled from now on.
+    pub fn watch_with(&self, watcher: Arc<Watcher>) {
+        if let Some(old) = lock(&self.watcher).replace(watcher) {
+            for provider in self.providers() {
+                old.forget(&provider);
+            }
+        }
+        let mut poller = lock(&self.poller);
+        if poller.is_none() {
+            match Poller::start() {
+                Ok(started) => {
+                    for provider in self.providers() {
+                        if let Some(every) = provider.poll_interval() {
+                            started.add(&provider, every);
+                        }
+                    }
+                    *poller = Some(started);
+                }
+                Err(e) => self.report(Diagnostic::error(
+                    "skillhost",
+                    format!(
+                        "cannot start polling remote sources: {e}; their changes will be missed"
+                    ),
+                )),
+            }
+        }
+    }
+
+    /// The watcher, when watching.
+    pub fn watcher(&self) -> Option<Arc<Watcher>> {
+        lock(&self.watcher).clone()
+    }
+
+    /// Adds a provider below every provider already registered.
+    pub fn add(&self, provider: Arc<Provider>) {
+        provider.signals().set_notify(lock(&self.notify).clone());
+        if let (Some(poller), Some(every)) = (lock(&self.poller).as_ref(), provider.poll_interval())
+        {
+            poller.add(&provider, every);
+        }
+        self.write().push(provider);
+        self.changed();
+    }
+
+    /// Removes and disposes the provider with this id; its late callbacks do
+    /// nothing.
+    pub fn remove(&self, id: &str) -> Option<Arc<Provider>> {
+        let removed = {
+            let mut providers = self.write();
+            let index = providers.iter().position(|p| p.id() == id)?;
+            providers.remove(index)
+        };
+        if let Some(watcher) = self.watcher() {
+            watcher.forget(&removed);
+        }
+        removed.dispose();
+        self.changed();
+        Some(removed)
+    }
+
+    fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        if let Some(tx) = lock(&self.notify).as_ref() {
+            let _ = tx.send(());
+        }
+    }
+
+    /// The providers, highest precedence first.
+    pub fn providers(&self) -> Vec<Arc<Provider>> {
+        self.read().clone()
+    }
+
+    /// The provider with this id.
+    pub fn provider(&self, id: &str) -> Option<Arc<Provider>> {
+        self.read().iter().find(|p| p.id() == id).cloned()
+    }
+
+    /// Marks exactly this registered provider instance dirty. A provider
+    /// that is not (or no longer) registered is ignored: identity, not
+    /// name, decides.
+    pub fn invalidate_provider(&self, provider: &Arc<Provider>) -> bool {
+        let registered = self.read().iter().any(|p| Arc::ptr_eq(p, provider));
+        if registered {
+            provider.invalidate();
+        }
+        registered
+    }
+
+    /// Tells the providers whose roots hold `paths` that the agent itself
+    /// wrote them: each re-reads what matters before this returns, so the
+    /// next snapshot sees the change without waiting for OS events.
+    pub fn observe_paths(&self, paths: &[PathBuf]) -> Result<(), Error> {
+        let paths: Vec<PathBuf> = paths.iter().map(|p| canonical_or_lexical(p)).collect();
+        for provider in self.providers() {
+            let mine: Vec<PathBuf> = paths
+                .iter()
+                .filter(|p| {
+                    provider
+                        .roots()
+                        .iter()
+                        .any(|r| p.starts_with(canonical_or_lexical(r)))
+                })
+                .cloned()
+                .collect();
+            if !mine.is_empty() {
+                provider.observe(&mine)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The merged catalog. Only dirty providers are asked again; a complete
+    /// result is cached until some provider is invalidated.
+    pub fn snapshot(&self) -> Arc<Catalog> {
+        let generation = self.generation.load(Ordering::Acquire);
+        let providers = self.providers();
+        let watcher = self.watcher();
+        if let Some((cached_generation, catalog)) = lock(&self.cached).clone()
+            && cached_generation == generation
+            && providers.iter().all(|p| !p.signals().is_dirty())
+            && watcher
+                .as_ref()
+                .is_none_or(|w| providers.iter().all(|p| w.touch(p)))
+        {
+            return catalog;
+        }
+        let mut attempt = 0;
+        loop {
+            let generation = self.generation.load(Ordering::Acquire);
+            let providers = self.providers();
+            let mut settled = true;
+            let views: Vec<Arc<ProviderView>> = providers
+                .iter()
+                .map(|p| {
+                    let (view, changed) = observe(p, watcher.as_deref());
+                    settled &= !changed;
+                    view
+                })
+                .collect();
+            settled &= generation == self.generation.load(Ordering::Acquire);
+            if settled || attempt == MAX_DISCOVERY_RETRIES {
+                let mut catalog = merge(&views);
+                catalog.complete &= settled;
+                catalog
+                    .diagnostics
+                    .extend(lock(&self.reported).iter().cloned());
+                let catalog = Arc::new(catalog);
+                if catalog.complete {
+                    *lock(&self.cached) = Some((generation, catalog.clone()));
+                }
+                return catalog;
+            }
+            attempt += 1;
+        }
+    }
+
+    /// Resolves `name` (or an alias) in the current catalog.
+    fn resolve(&self, name: &str) -> Result<(Arc<Provider>, String), Error> {
+        let catalog = self.snapshot();
+        let unknown = || Error::UnknownSkill {
+            name: name.to_string(),
+            available: catalog.names_for_message(),
+        };
+        let skill = catalog.resolve(name).ok_or_else(unknown)?;
+        let provider = self.provider(&skill.source).ok_or_else(unknown)?;
+        Ok((provider, skill.name().to_string()))
+    }
+
+    /// Loads a skill (by name or alias): its provider reads it again now.
+    pub fn load(&self, name: &str) -> Result<SkillDocument, Error> {
+        let (provider, name) = self.resolve(name)?;
+        provider.load(&name)
+    }
+
+    /// Lists the files of a skill.
+    pub fn list_resources(&self, name: &str) -> Result<Vec<SkillResource>, Error> {
+        let (provider, name) = self.resolve(name)?;
+        provider.list_resources(&name)
+    }
+
+    /// Reads one file of a skill.
+    pub fn read_resource(&self, name: &str, path: &str) -> Result<Vec<u8>, Error> {
+        let (provider, name) = self.resolve(name)?;
+        provider.read_resource(&name, path)
+    }
+
+    /// Disposes every provider and closes every watcher; late events and
+    /// callbacks do nothing.
+    pub fn dispose(&self) {
+        let watcher = lock(&self.watcher).take();
+        *lock(&self.poller) = None;
+        let providers = std::mem::take(&mut *self.write());
+        for p in providers {
+            if let Some(watcher) = &watcher {
+                watcher.forget(&p);
+            }
+            p.dispose();
+        }
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.listeners.close();
+        *lock(&self.notify) = None;
+        *lock(&self.cached) = None;
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<Arc<Provider>>> {
+        self.providers.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Arc<Provider>>> {
+        self.providers.write().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        self.dispose();
+    }
+}
+
+/// One provider's view, with its watches kept in step. A provider whose
+/// watches had been evicted rescans (changes may have been missed); one
+/// whose watching failed is incomplete until it recovers.
+fn observe(provider: &Arc<Provider>, watcher: Option<&Watcher>) -> (Arc<ProviderView>, bool) {
+    let (mut view, mut changed) = provider.view();
+    let Some(watcher) = watcher else {
+        return (view, changed);
+    };
+    if watcher.observe(provider, provider.scope() == Scope::Project) {
+        provider.invalidate();
+        (view, changed) = provider.view();
+    }
+    if let Some(reason) = watcher.failure(provider) {
+        let mut diagnostics = view.diagnostics.clone();
+        diagnostics.push(
+            Diagnostic::error(
+                provider
+                    .roots()
+                    .first()
+                    .map_or_else(|| provider.id().to_string(), |r| r.display().to_string()),
+                format!("changes may be missed: {reason}"),
+            )
+            .from_source(provider.id()),
+        );
+        view = Arc::new(ProviderView {
+            skills: view.skills.clone(),
+            diagnostics,
+            complete: false,
+        });
+    }
+    (view, changed)
+}

@@ -1,0 +1,478 @@
+//! Host-side watching on behalf of providers.
+//!
+//! Providers are sandboxed and cannot watch files; they ask the host
+//! through the `watch` import, and only inside their grants. One `notify`
+//! watcher (native events or polling) serves every provider. Events are
+//! routed to the providers whose watch scope contains them ([`routing`]),
+//! collected per provider until the burst is over (a quiet period,
+//! capped), and delivered in one `on-change` call: the provider decides
+//! whether its catalog changed.
+//!
+//! A watch target that does not exist yet is watched from its nearest
+//! existing ancestor, one path segment at a time; when it appears the real
+//! watch takes over, and when it is deleted the ancestor watch comes back.
+//! A failure to watch makes that provider's view incomplete and is retried
+//! with backoff; on recovery the provider rescans, since changes may have
+//! been missed. The watcher's lock is never held while a provider runs:
+//! deliveries happen after it is released, and a provider's watch targets
+//! are read without waiting for its instance.
+
+mod backend;
+mod options;
+mod routing;
+mod watched;
+
+pub use options::{WatchMode, WatchOptions};
+
+use crate::provider::{ChangeKind, Provider};
+use crate::sandbox::WatchTarget;
+use backend::{Backend, Target, is_watchable_dir};
+use routing::{Route, TargetView, changes, route};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use watched::{Changes, Watched};
+
+/// The host's watcher for every provider of a registry.
+pub struct Watcher {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+struct Shared {
+    options: WatchOptions,
+    state: Mutex<State>,
+    tx: Sender<Msg>,
+}
+
+enum Msg {
+    Event(notify::Result<notify::Event>),
+    Wake,
+    Stop,
+}
+
+struct State {
+    backend: Backend,
+    providers: Vec<Watched>,
+    clock: u64,
+    stopped: bool,
+}
+
+impl State {
+    fn index_of(&self, provider: &Arc<Provider>) -> Option<usize> {
+        self.providers
+            .iter()
+            .position(|w| Arc::ptr_eq(&w.provider, provider))
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Watcher {
+    /// Starts the watcher and its event thread.
+    pub fn start(options: WatchOptions) -> Result<Watcher, crate::Error> {
+        let (tx, rx) = mpsc::channel();
+        let shared = Arc::new(Shared {
+            options,
+            state: Mutex::new(State {
+                backend: Backend::default(),
+                providers: Vec::new(),
+                clock: 0,
+                stopped: false,
+            }),
+            tx,
+        });
+        {
+            let mut state = lock(&shared.state);
+            if let Err(e) = shared.start_backend(&mut state) {
+                tracing::warn!(error = %e, "the file watcher could not start; retrying");
+            }
+        }
+        let worker = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("skillhost-watch".into())
+            .spawn(move || worker.run(rx))
+            .map_err(|e| crate::Error::Engine(format!("cannot start the watcher thread: {e}")))?;
+        Ok(Watcher {
+            shared,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Registers `provider` (or refreshes its watch scope from its current
+    /// watch requests) and marks it observed now. Returns true when it had
+    /// been evicted: it is watched again and must rescan, since changes may
+    /// have been missed meanwhile.
+    pub fn observe(&self, provider: &Arc<Provider>, project: bool) -> bool {
+        // Read before taking the lock: the watcher never waits on a
+        // provider while event routing for everyone else waits on it.
+        let wanted = provider.watch_targets();
+        let mut state = lock(&self.shared.state);
+        if state.stopped {
+            return false;
+        }
+        state.clock += 1;
+        let now = state.clock;
+        let index = match state.index_of(provider) {
+            Some(i) => i,
+            None => {
+                let watched = Watched::new(provider.clone(), project, now, &self.shared.options);
+                state.providers.push(watched);
+                state.providers.len() - 1
+            }
+        };
+        state.providers[index].last_observed = now;
+        let was_evicted = std::mem::replace(&mut state.providers[index].evicted, false);
+        self.shared.sync_targets(&mut state, index, wanted);
+        self.shared.evict_beyond_cap(&mut state);
+        drop(state);
+        let _ = self.shared.tx.send(Msg::Wake);
+        was_evicted
+    }
+
+    /// Marks `provider` observed now (for the least-recently-observed bound)
+    /// and says whether it is watched: false when its watches were evicted
+    /// or it was never registered, and a full [`Watcher::observe`] is due.
+    pub fn touch(&self, provider: &Arc<Provider>) -> bool {
+        let mut state = lock(&self.shared.state);
+        state.clock += 1;
+        let now = state.clock;
+        match state.index_of(provider) {
+            Some(i) => {
+                let watched = &mut state.providers[i];
+                watched.last_observed = now;
+                !watched.evicted
+            }
+            None => false,
+        }
+    }
+
+    /// Why this provider's changes may be missed right now, if they may.
+    pub fn failure(&self, provider: &Arc<Provider>) -> Option<String> {
+        let state = lock(&self.shared.state);
+        state
+            .index_of(provider)
+            .and_then(|i| state.providers[i].failure.clone())
+    }
+
+    /// Whether the provider's watches were evicted (it is not watched now).
+    pub fn is_evicted(&self, provider: &Arc<Provider>) -> bool {
+        let state = lock(&self.shared.state);
+        state
+            .index_of(provider)
+            .is_some_and(|i| state.providers[i].evicted)
+    }
+
+    /// How many `on-change` deliveries this provider received.
+    pub fn deliveries(&self, provider: &Arc<Provider>) -> u64 {
+        let state = lock(&self.shared.state);
+        state
+            .index_of(provider)
+            .map_or(0, |i| state.providers[i].deliveries)
+    }
+
+    /// Stops watching `provider`.
+    pub fn forget(&self, provider: &Arc<Provider>) {
+        let mut state = lock(&self.shared.state);
+        if let Some(index) = state.index_of(provider) {
+            let mut watched = state.providers.remove(index);
+            for target in &mut watched.targets {
+                state.backend.uninstall(target);
+            }
+        }
+    }
+
+    /// Closes every watch and stops the event thread; late events do nothing.
+    pub fn dispose(&self) {
+        {
+            let mut state = lock(&self.shared.state);
+            state.stopped = true;
+            state.providers.clear();
+            state.backend.stop();
+        }
+        let _ = self.shared.tx.send(Msg::Stop);
+        if let Some(thread) = lock(&self.thread).take()
+            && thread.thread().id() != std::thread::current().id()
+        {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.dispose();
+    }
+}
+
+impl Shared {
+    fn start_backend(&self, state: &mut State) -> Result<(), String> {
+        let tx = self.tx.clone();
+        let handler = move |event: notify::Result<notify::Event>| {
+            let _ = tx.send(Msg::Event(event));
+        };
+        state.backend.start(&self.options, handler)
+    }
+
+    /// Brings a provider's targets in line with its current watch requests.
+    fn sync_targets(&self, state: &mut State, index: usize, wanted: Vec<WatchTarget>) {
+        if state.providers[index].evicted {
+            return;
+        }
+        let follow = self.options.follow_symlinks;
+        let State {
+            backend, providers, ..
+        } = state;
+        let watched = &mut providers[index];
+        watched.targets.retain_mut(|t| {
+            let keep = wanted
+                .iter()
+                .any(|w| w.guest == t.guest && w.host == t.host && w.depth == t.depth);
+            if !keep {
+                backend.uninstall(t);
+            }
+            keep
+        });
+        let mut failure = None;
+        for w in wanted {
+            if watched.targets.iter().any(|t| t.guest == w.guest) {
+                continue;
+            }
+            let mut target = Target::new(w.guest, w.host, w.depth);
+            if let Err(e) = backend.install(&mut target, follow) {
+                failure = Some(e);
+            }
+            watched.targets.push(target);
+        }
+        // Targets that failed are retried by the event thread.
+        if let Some(e) = failure {
+            watched.fail(e, &self.options);
+        }
+    }
+
+    fn evict_beyond_cap(&self, state: &mut State) {
+        loop {
+            let active: Vec<usize> = (0..state.providers.len())
+                .filter(|&i| state.providers[i].project && !state.providers[i].evicted)
+                .collect();
+            if active.len() <= self.options.max_project_watchers {
+                return;
+            }
+            let Some(&oldest) = active
+                .iter()
+                .min_by_key(|&&i| state.providers[i].last_observed)
+            else {
+                return;
+            };
+            let State {
+                backend, providers, ..
+            } = &mut *state;
+            let watched = &mut providers[oldest];
+            for target in &mut watched.targets {
+                backend.uninstall(target);
+            }
+            watched.targets.clear();
+            tracing::debug!(provider = watched.provider.id(), "project watcher evicted");
+            watched.evicted = true;
+            watched.drop_pending();
+        }
+    }
+
+    fn run(&self, rx: Receiver<Msg>) {
+        loop {
+            let timeout = self.next_wake().map_or(Duration::from_secs(3600), |at| {
+                at.saturating_duration_since(Instant::now())
+            });
+            match rx.recv_timeout(timeout) {
+                Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                Ok(Msg::Event(event)) => self.handle(event),
+                Ok(Msg::Wake) | Err(RecvTimeoutError::Timeout) => {}
+            }
+            if lock(&self.state).stopped {
+                return;
+            }
+            self.retry_failures();
+            self.deliver_due();
+        }
+    }
+
+    /// The next moment something is due: a burst to deliver or a retry.
+    fn next_wake(&self) -> Option<Instant> {
+        let state = lock(&self.state);
+        state
+            .providers
+            .iter()
+            .flat_map(|w| [w.burst_due_at(&self.options), w.retry_at])
+            .flatten()
+            .min()
+    }
+
+    fn handle(&self, event: notify::Result<notify::Event>) {
+        let mut state = lock(&self.state);
+        if state.stopped {
+            return;
+        }
+        let event = match event {
+            Ok(event) => event,
+            Err(e) => {
+                let reason = format!("the file watcher reported: {e}");
+                for watched in &mut state.providers {
+                    let concerned = e.paths.is_empty()
+                        || watched
+                            .targets
+                            .iter()
+                            .any(|t| e.paths.iter().any(|p| p.starts_with(&t.host)));
+                    if concerned {
+                        watched.fail(reason.clone(), &self.options);
+                    }
+                }
+                return;
+            }
+        };
+        if event.need_rescan() {
+            for watched in &mut state.providers {
+                let roots: Vec<PathBuf> = watched.targets.iter().map(|t| t.host.clone()).collect();
+                for root in roots {
+                    watched.queue(root, ChangeKind::Rescan);
+                }
+            }
+            return;
+        }
+        for (path, kind) in changes(&event) {
+            self.route(&mut state, &path, kind);
+        }
+    }
+
+    /// Sends one change to every provider whose scope holds it, keeping the
+    /// OS watches in step (new subfolders, vanished and appearing targets).
+    fn route(&self, state: &mut State, path: &Path, kind: ChangeKind) {
+        let follow = self.options.follow_symlinks;
+        let State {
+            backend, providers, ..
+        } = state;
+        for watched in providers.iter_mut().filter(|w| !w.evicted) {
+            let mut queued: Changes = Vec::new();
+            let mut failure = None;
+            for target in &mut watched.targets {
+                let view = TargetView {
+                    host: &target.host,
+                    depth: target.depth,
+                    waiting_on: target.waiting_on.as_deref(),
+                };
+                let decision = route(
+                    &view,
+                    path,
+                    kind,
+                    || target.host.is_dir(),
+                    || is_watchable_dir(path, follow),
+                );
+                match decision {
+                    Route::Ignore => {}
+                    Route::StepTowards => {
+                        backend.uninstall(target);
+                        match backend.install(target, follow) {
+                            Ok(()) if target.waiting_on.is_none() => {
+                                queued.push((target.host.clone(), ChangeKind::Created));
+                            }
+                            Ok(()) => {}
+                            Err(e) => failure = Some(e),
+                        }
+                    }
+                    Route::TargetGone => {
+                        backend.uninstall(target);
+                        if let Err(e) = backend.install(target, follow) {
+                            failure = Some(e);
+                        }
+                        queued.push((target.host.clone(), ChangeKind::Removed));
+                    }
+                    Route::Deliver => queued.push((path.to_path_buf(), kind)),
+                    Route::DeliverAndWatch { remaining } => {
+                        queued.push((path.to_path_buf(), kind));
+                        if let Err(e) = backend.watch_tree(target, path, remaining, follow) {
+                            failure = Some(e);
+                        }
+                    }
+                    Route::DeliverAndUnwatch => {
+                        queued.push((path.to_path_buf(), kind));
+                        backend.unwatch_below(target, path);
+                    }
+                }
+            }
+            for (path, kind) in queued {
+                watched.queue(path, kind);
+            }
+            if let Some(e) = failure {
+                watched.fail(e, &self.options);
+            }
+        }
+    }
+
+    fn retry_failures(&self) {
+        let now = Instant::now();
+        let mut state = lock(&self.state);
+        let due: Vec<usize> = (0..state.providers.len())
+            .filter(|&i| state.providers[i].retry_at.is_some_and(|at| at <= now))
+            .collect();
+        if due.is_empty() {
+            return;
+        }
+        if !state.backend.is_running()
+            && let Err(e) = self.start_backend(&mut state)
+        {
+            for i in due {
+                state.providers[i].fail(
+                    format!("the file watcher could not start: {e}"),
+                    &self.options,
+                );
+            }
+            return;
+        }
+        let follow = self.options.follow_symlinks;
+        let State {
+            backend, providers, ..
+        } = &mut *state;
+        for i in due {
+            let watched = &mut providers[i];
+            let mut failure = None;
+            for target in &mut watched.targets {
+                backend.uninstall(target);
+                if let Err(e) = backend.install(target, follow) {
+                    failure = Some(e);
+                }
+            }
+            match failure {
+                Some(e) => watched.fail(e, &self.options),
+                None => {
+                    tracing::info!(provider = watched.provider.id(), "watching recovered");
+                    watched.failure = None;
+                    watched.retry_at = None;
+                    // Changes may have been missed: rescan.
+                    watched.provider.invalidate();
+                }
+            }
+        }
+    }
+
+    /// Delivers every burst that is over, outside the state lock (the
+    /// provider runs guest code).
+    fn deliver_due(&self) {
+        let now = Instant::now();
+        let due: Vec<(Arc<Provider>, Changes)> = {
+            let mut state = lock(&self.state);
+            state
+                .providers
+                .iter_mut()
+                .filter_map(|w| Some((w.provider.clone(), w.take_due(now, &self.options)?)))
+                .collect()
+        };
+        for (provider, events) in due {
+            if let Err(e) = provider.on_change(&events) {
+                tracing::warn!(provider = provider.id(), error = %e, "delivering changes failed");
+            }
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! Bindings of `skillhost:provider@0.1.0` (`wit/v0.1.0`).
+
+wasmtime::component::bindgen!({
+    path: "../wit/v0.1.0",
+    world: "skill-provider",
+    // A flood of invalidations stops the provider: this import may trap.
+    imports: { "skillhost:provider/host.invalidate-provider": trappable },
+});
+
+pub(crate) use self::skillhost::provider::files;
+pub(crate) use self::skillhost::provider::host as imports;
+pub(crate) use self::skillhost::provider::types;

@@ -1,0 +1,118 @@
+//! The one wasmtime `Engine` of a process, its `Linker` (WASI, `wasi:http`,
+//! the denied shims and the contract's imports), the epoch ticker, and
+//! component loading through the compile cache.
+
+use super::bindings::v0_1_0::{SkillProvider, SkillProviderPre};
+use super::compile_cache::{CacheOutcome, CompileCache};
+use super::imports::denied;
+use super::state::HostState;
+use super::ticker::{TickGuard, Ticker};
+use crate::error::Error;
+use std::path::PathBuf;
+use std::sync::Arc;
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Config, Engine};
+
+/// The shared sandbox machinery. Cheap to clone; every provider instance of a
+/// process runs on the same engine.
+#[derive(Clone)]
+pub struct SandboxEngine {
+    inner: Arc<EngineInner>,
+}
+
+struct EngineInner {
+    engine: Engine,
+    linker: Linker<HostState>,
+    cache: CompileCache,
+    ticker: Ticker,
+}
+
+/// A component compiled for this engine and pre-linked, ready to instantiate
+/// in microseconds.
+pub struct LoadedComponent {
+    pre: SkillProviderPre<HostState>,
+    cache: CacheOutcome,
+}
+
+impl LoadedComponent {
+    pub(crate) fn pre(&self) -> &SkillProviderPre<HostState> {
+        &self.pre
+    }
+
+    /// Whether loading it hit the compile cache.
+    pub fn cache_outcome(&self) -> &CacheOutcome {
+        &self.cache
+    }
+}
+
+fn linker(engine: &Engine) -> wasmtime::Result<Linker<HostState>> {
+    let mut linker = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    // Outgoing HTTP, gated per provider by its granted origins.
+    wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
+    denied::shadow(&mut linker)?;
+    SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+    Ok(linker)
+}
+
+impl SandboxEngine {
+    /// An engine whose compiled components are cached in `cache_dir` (none:
+    /// compile in memory every time).
+    pub fn new(cache_dir: Option<PathBuf>) -> Result<Self, Error> {
+        let mut config = Config::new();
+        config.wasm_component_model(true);
+        config.epoch_interruption(true);
+        config.cranelift_opt_level(wasmtime::OptLevel::Speed);
+        // `SKILLHOST_PERFMAP=1` names guest code in `perf` profiles.
+        if std::env::var_os("SKILLHOST_PERFMAP").is_some() {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
+        let engine = Engine::new(&config).map_err(Error::engine)?;
+        let linker = linker(&engine).map_err(Error::engine)?;
+        let ticker = Ticker::start(engine.clone())
+            .map_err(|e| Error::Engine(format!("cannot start the epoch ticker thread: {e}")))?;
+        Ok(SandboxEngine {
+            inner: Arc::new(EngineInner {
+                engine,
+                linker,
+                cache: CompileCache::new(cache_dir),
+                ticker,
+            }),
+        })
+    }
+
+    /// The wasmtime engine.
+    pub fn engine(&self) -> &Engine {
+        &self.inner.engine
+    }
+
+    /// The compile cache.
+    pub fn cache(&self) -> &CompileCache {
+        &self.inner.cache
+    }
+
+    /// Compiles (or loads from the cache) and pre-links a provider component.
+    pub fn load(&self, bytes: &[u8]) -> Result<LoadedComponent, Error> {
+        let (component, cache) = self
+            .inner
+            .cache
+            .load(&self.inner.engine, bytes)
+            .map_err(|e| Error::Component(format!("not a valid provider component: {e}")))?;
+        let pre = self
+            .inner
+            .linker
+            .instantiate_pre(&component)
+            .and_then(SkillProviderPre::new)
+            .map_err(|e| {
+                Error::Component(format!(
+                    "the component does not fit the skillhost:provider@0.1.0 contract: {e}"
+                ))
+            })?;
+        Ok(LoadedComponent { pre, cache })
+    }
+
+    /// Keeps the epoch ticking while the returned guard lives.
+    pub(crate) fn ticking(&self) -> TickGuard<'_> {
+        self.inner.ticker.enter()
+    }
+}

@@ -1,0 +1,228 @@
+//! What one provider instance may touch, and the one translation between
+//! the paths it sees (guest paths such as `/skills/0/pdf/SKILL.md`) and the
+//! host's.
+//!
+//! Nothing is granted by default. A local provider gets its roots,
+//! read-only; a root that does not exist yet is granted by path but not
+//! mounted until it appears. A skill folder linked into a root from
+//! elsewhere is mounted at the link's own guest path (its canonical target,
+//! read-only), because the sandbox never follows a link out of a mount: the
+//! link placed in the root is the user's grant. Virtual roots (`/bundled`,
+//! `/remote`) only name where skills come from: paths under them translate
+//! to a [`Location`] for display, and nothing is opened or watched there.
+//!
+//! Translation is pure string work: the host never touches a path because
+//! a provider named it.
+
+use crate::model::Location;
+use crate::paths::absolute;
+use skillhost_skill::segments;
+use std::path::{Path, PathBuf};
+
+/// Most linked skill folders mounted for one root.
+pub const MAX_LINK_MOUNTS: usize = 1024;
+
+/// A granted root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantedRoot {
+    /// Where the provider sees it.
+    pub guest: String,
+    /// Where it is on the host (canonical when it exists).
+    pub host: PathBuf,
+    /// Whether it existed (and is mounted) when the grant was made.
+    pub present: bool,
+}
+
+/// A directory preopened for the provider, read-only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mount {
+    /// Guest path of the mount.
+    pub guest: String,
+    /// Canonical host path behind it.
+    pub host: PathBuf,
+}
+
+/// A guest path prefix that names where skills come from without granting
+/// any file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VirtualRoot {
+    /// The guest path prefix (`/remote`).
+    pub guest: String,
+    /// What it stands for (`https://skills.example.com/team`, `bundled:`).
+    pub shown: Location,
+}
+
+/// Everything one provider instance may touch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// Granted roots, highest precedence first.
+    pub roots: Vec<GrantedRoot>,
+    /// Preopened directories: present roots and linked skill folders.
+    pub mounts: Vec<Mount>,
+    /// Prefixes that only name a source.
+    pub virtual_roots: Vec<VirtualRoot>,
+    /// HTTP origins it may reach (`scheme://host:port`).
+    pub origins: Vec<String>,
+}
+
+impl Grants {
+    /// Grants `roots` (read-only) as `/skills/0`, `/skills/1`, ... Missing
+    /// roots are granted by path only; links to folders directly inside a
+    /// present root are mounted at their own guest path.
+    pub fn for_roots(roots: &[PathBuf]) -> Grants {
+        let mut grants = Grants::default();
+        for (i, root) in roots.iter().enumerate() {
+            let guest = format!("/skills/{i}");
+            let absolute = absolute(root);
+            let canonical = std::fs::canonicalize(&absolute).ok().filter(|p| p.is_dir());
+            let present = canonical.is_some();
+            let host = canonical.unwrap_or(absolute);
+            if present {
+                grants.mounts.push(Mount {
+                    guest: guest.clone(),
+                    host: host.clone(),
+                });
+                grants.mounts.extend(linked_folders(&host, &guest));
+            }
+            grants.roots.push(GrantedRoot {
+                guest,
+                host,
+                present,
+            });
+        }
+        grants
+    }
+
+    /// These grants, with `virtual_roots` added.
+    pub fn with_virtual(mut self, virtual_roots: &[VirtualRoot]) -> Grants {
+        self.virtual_roots.extend(virtual_roots.iter().cloned());
+        self
+    }
+
+    /// These grants, with HTTP `origins` added.
+    pub fn with_origins(mut self, origins: &[String]) -> Grants {
+        self.origins.extend(origins.iter().cloned());
+        self
+    }
+
+    /// Whether each root's presence still matches the grant: when a root
+    /// appears or disappears, the instance must be re-granted.
+    pub fn is_current(&self) -> bool {
+        self.roots.iter().all(|r| r.host.is_dir() == r.present)
+    }
+
+    /// Every (guest prefix, host path) pair of the filesystem grants.
+    fn filesystem(&self) -> impl Iterator<Item = (&str, &Path)> {
+        let mounts = self
+            .mounts
+            .iter()
+            .map(|m| (m.guest.as_str(), m.host.as_path()));
+        let roots = self
+            .roots
+            .iter()
+            .map(|r| (r.guest.as_str(), r.host.as_path()));
+        mounts.chain(roots)
+    }
+
+    /// The host path behind a guest path, if the guest path is normalised
+    /// and lies inside a filesystem grant (the deepest one wins).
+    pub fn to_host(&self, guest: &str) -> Option<PathBuf> {
+        if !segments::is_absolute(guest) {
+            return None;
+        }
+        self.filesystem()
+            .filter_map(|(prefix, host)| {
+                Some((prefix.len(), host, segments::strip_prefix(guest, prefix)?))
+            })
+            .max_by_key(|(len, _, _)| *len)
+            .map(|(_, host, rest)| {
+                if rest.is_empty() {
+                    host.to_path_buf()
+                } else {
+                    host.join(rest)
+                }
+            })
+    }
+
+    /// Where a guest path points: a host path inside a filesystem grant, or
+    /// what a virtual root stands for.
+    pub fn locate(&self, guest: &str) -> Option<Location> {
+        if let Some(host) = self.to_host(guest) {
+            return Some(Location::Path(host));
+        }
+        if !segments::is_absolute(guest) {
+            return None;
+        }
+        self.virtual_roots
+            .iter()
+            .filter_map(|v| {
+                Some((
+                    v.guest.len(),
+                    &v.shown,
+                    segments::strip_prefix(guest, &v.guest)?,
+                ))
+            })
+            .max_by_key(|(len, _, _)| *len)
+            .map(|(_, shown, rest)| shown.join(rest))
+    }
+
+    /// The guest path of a host path inside a filesystem grant.
+    pub fn to_guest(&self, host: &Path) -> Option<String> {
+        self.filesystem()
+            .filter_map(|(guest, prefix)| {
+                Some((
+                    prefix.as_os_str().len(),
+                    guest,
+                    host.strip_prefix(prefix).ok()?,
+                ))
+            })
+            .max_by_key(|(len, _, _)| *len)
+            .and_then(|(_, guest, rest)| {
+                let rest = rest.to_str()?;
+                Some(if rest.is_empty() {
+                    guest.to_string()
+                } else {
+                    format!("{guest}/{rest}")
+                })
+            })
+    }
+
+    /// Whether the provider may watch `guest`: it must lie inside a granted root.
+    pub fn may_watch(&self, guest: &str) -> bool {
+        segments::is_absolute(guest)
+            && self
+                .roots
+                .iter()
+                .any(|r| segments::strip_prefix(guest, &r.guest).is_some())
+    }
+}
+
+/// Mounts for the symlinked folders directly inside `root`.
+fn linked_folders(root: &Path, guest_root: &str) -> Vec<Mount> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut mounts: Vec<Mount> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            if name.starts_with('.') || name.contains('/') {
+                return None;
+            }
+            // A loop or a dangling link fails here; the provider reports it.
+            let target = std::fs::canonicalize(e.path()).ok()?;
+            target.is_dir().then(|| Mount {
+                guest: format!("{guest_root}/{name}"),
+                host: target,
+            })
+        })
+        .collect();
+    mounts.sort_by(|a, b| a.guest.cmp(&b.guest));
+    mounts.truncate(MAX_LINK_MOUNTS);
+    mounts
+}
+
+#[cfg(test)]
+#[path = "grants_tests.rs"]
+mod tests;

@@ -1,0 +1,104 @@
+//! The path algebra, on grants written out by hand.
+
+use super::*;
+
+fn grants() -> Grants {
+    Grants {
+        roots: vec![
+            GrantedRoot {
+                guest: "/skills/0".into(),
+                host: "/home/u/proj/.agents/skills".into(),
+                present: true,
+            },
+            GrantedRoot {
+                guest: "/skills/1".into(),
+                host: "/home/u/missing".into(),
+                present: false,
+            },
+        ],
+        mounts: vec![
+            Mount {
+                guest: "/skills/0".into(),
+                host: "/home/u/proj/.agents/skills".into(),
+            },
+            Mount {
+                guest: "/skills/0/linked".into(),
+                host: "/opt/shared/linked".into(),
+            },
+        ],
+        virtual_roots: vec![VirtualRoot {
+            guest: "/remote".into(),
+            shown: Location::Url("https://skills.example.com/team".into()),
+        }],
+        origins: Vec::new(),
+    }
+}
+
+#[test]
+fn virtual_roots_translate_but_are_never_watched() {
+    let g = grants();
+    assert_eq!(
+        g.locate("/remote/pdf/SKILL.md"),
+        Some(Location::Url(
+            "https://skills.example.com/team/pdf/SKILL.md".into()
+        ))
+    );
+    assert_eq!(
+        g.to_host("/remote/pdf/SKILL.md"),
+        None,
+        "a URL is not a host path"
+    );
+    assert!(!g.may_watch("/remote"));
+    assert!(!g.may_watch("/remote/pdf"));
+    assert_eq!(g.locate("/remote/../etc/passwd"), None);
+}
+
+#[test]
+fn maps_guest_paths_through_the_deepest_mount() {
+    let g = grants();
+    assert_eq!(
+        g.to_host("/skills/0/pdf/SKILL.md"),
+        Some("/home/u/proj/.agents/skills/pdf/SKILL.md".into())
+    );
+    assert_eq!(
+        g.to_host("/skills/0/linked/SKILL.md"),
+        Some("/opt/shared/linked/SKILL.md".into())
+    );
+    assert_eq!(g.to_host("/skills/1/x"), Some("/home/u/missing/x".into()));
+    assert_eq!(
+        g.to_host("/skills/0"),
+        Some("/home/u/proj/.agents/skills".into())
+    );
+    assert_eq!(
+        g.locate("/skills/0/pdf"),
+        Some(Location::Path("/home/u/proj/.agents/skills/pdf".into()))
+    );
+}
+
+#[test]
+fn refuses_paths_outside_or_not_normalised() {
+    let g = grants();
+    for bad in [
+        "/etc/passwd",
+        "/skills/0/../../etc",
+        "/skills/2/x",
+        "skills/0/x",
+        "/skills/0//x",
+        "/skills/01/x",
+    ] {
+        assert_eq!(g.to_host(bad), None, "{bad}");
+        assert!(!g.may_watch(bad), "{bad}");
+    }
+    assert!(g.may_watch("/skills/1"));
+    assert!(g.may_watch("/skills/0/pdf"));
+}
+
+#[test]
+fn maps_host_paths_back() {
+    let g = grants();
+    assert_eq!(
+        g.to_guest(Path::new("/opt/shared/linked/SKILL.md")),
+        Some("/skills/0/linked/SKILL.md".into())
+    );
+    assert_eq!(g.to_guest(Path::new("/elsewhere")), None);
+}

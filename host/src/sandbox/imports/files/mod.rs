@@ -1,0 +1,187 @@
+//! The `files` capability: bulk, read-only access to a provider's granted
+//! folders.
+//!
+//! It covers exactly the provider's mounts (the same ones preopened for
+//! WASI) and resolves every path beneath its mount, so `..` and symlinks
+//! cannot leave the grant. One call reads or stats a whole batch, where
+//! WASI needs three or four calls per file. Each call is bounded: a number
+//! of paths, a byte budget, and the call's deadline.
+
+mod mounts;
+mod prefetch;
+mod read;
+
+pub(crate) use mounts::Mounts;
+
+use crate::sandbox::bindings::v0_1_0::files::{
+    self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult,
+};
+use crate::sandbox::state::HostState;
+use prefetch::Prefetch;
+use read::{append_ahead, error, in_chunks, kind_of, read_path, stamp_of};
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+/// Most paths one `read-files` or `stat-paths` call may name.
+pub const MAX_PATHS_PER_CALL: usize = 16_384;
+/// Most bytes one `read-files` call returns in all.
+pub const MAX_BYTES_PER_CALL: u64 = 256 * 1024 * 1024;
+/// Most threads reading one batch.
+const MAX_READERS: usize = 4;
+/// Most `prefetch` announcements one export call may make; later ones are
+/// ignored.
+pub const MAX_PREFETCHES_PER_CALL: u32 = 4;
+/// Most entries one `list-dir` call returns.
+pub const MAX_ENTRIES_PER_LISTING: usize = 100_000;
+
+/// The `files` state of one instance.
+pub(crate) struct FilesCtx {
+    mounts: Mounts,
+    /// Files the current call announced it will read, being read ahead.
+    prefetch: Option<Prefetch>,
+    prefetches_this_call: u32,
+}
+
+impl FilesCtx {
+    pub(crate) fn new(mounts: Mounts) -> Self {
+        FilesCtx {
+            mounts,
+            prefetch: None,
+            prefetches_this_call: 0,
+        }
+    }
+
+    /// Nothing read ahead outlives the call it was read for.
+    pub(crate) fn end_call(&mut self) {
+        self.prefetch = None;
+        self.prefetches_this_call = 0;
+    }
+}
+
+fn too_many(index: usize) -> Option<FsError> {
+    (index >= MAX_PATHS_PER_CALL).then(|| {
+        FsError::Transient(format!(
+            "more than {MAX_PATHS_PER_CALL} paths in one call; ask again"
+        ))
+    })
+}
+
+fn past(deadline: Instant) -> Option<FsError> {
+    (Instant::now() >= deadline)
+        .then(|| FsError::Transient("the call's deadline passed".to_string()))
+}
+
+impl files::Host for HostState {
+    fn list_dir(&mut self, path: String) -> Result<Vec<DirEntry>, FsError> {
+        let (dir, rel) = self.files.mounts.resolve(&path)?;
+        let entries = if rel.is_empty() {
+            dir.entries()
+        } else {
+            dir.read_dir(rel)
+        }
+        .map_err(error)?;
+        let mut out = Vec::new();
+        for entry in entries {
+            if out.len() >= MAX_ENTRIES_PER_LISTING {
+                return Err(FsError::Denied(format!(
+                    "{path} has more than {MAX_ENTRIES_PER_LISTING} entries"
+                )));
+            }
+            let entry = entry.map_err(error)?;
+            // A name that is not UTF-8 cannot name a skill or cross the WIT
+            // boundary; it is left out.
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let kind = entry.file_type().map_or(EntryKind::Other, kind_of);
+            out.push(DirEntry { name, kind });
+        }
+        Ok(out)
+    }
+
+    fn read_files(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
+        let deadline = self.call.deadline;
+        let budget = AtomicU64::new(MAX_BYTES_PER_CALL);
+        let mounts = &self.files.mounts;
+        let ahead = self.files.prefetch.as_ref();
+        let read = |index: usize, path: &String, data: &mut Vec<u8>| {
+            if let Some(e) = too_many(index).or_else(|| past(deadline)) {
+                return Err(e);
+            }
+            match ahead.and_then(|a| a.take(path, max_bytes)) {
+                Some(read) => append_ahead(read, data, &budget),
+                None => read_path(mounts, path, max_bytes, data, &budget),
+            }
+        };
+        // With a read-ahead, its threads are the parallelism.
+        let threads = if ahead.is_some() { 1 } else { MAX_READERS };
+        let mut parts = in_chunks(&paths, threads, |first, part| {
+            let mut data = Vec::new();
+            let files: Vec<_> = part
+                .iter()
+                .enumerate()
+                .map(|(i, path)| read(first + i, path, &mut data))
+                .collect();
+            ReadResult { data, files }
+        });
+        if parts.len() == 1
+            && let Some(only) = parts.pop()
+        {
+            return only;
+        }
+        let mut data = Vec::with_capacity(parts.iter().map(|p| p.data.len()).sum());
+        let mut files = Vec::with_capacity(paths.len());
+        for part in parts {
+            let base = data.len() as u64;
+            data.extend_from_slice(&part.data);
+            files.extend(part.files.into_iter().map(|r| {
+                r.map(|slice| FileSlice {
+                    offset: slice.offset + base,
+                    ..slice
+                })
+            }));
+        }
+        ReadResult { data, files }
+    }
+
+    fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64) {
+        let ctx = &mut self.files;
+        if paths.len() > MAX_PATHS_PER_CALL || ctx.prefetches_this_call >= MAX_PREFETCHES_PER_CALL {
+            return;
+        }
+        ctx.prefetches_this_call += 1;
+        // A new announcement replaces (and stops) the previous one.
+        ctx.prefetch = None;
+        ctx.prefetch = Prefetch::start(paths, max_bytes, ctx.mounts.clone(), self.call.deadline);
+    }
+
+    fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {
+        let deadline = self.call.deadline;
+        let mounts = &self.files.mounts;
+        let stat = |index: usize, path: &String| {
+            if let Some(e) = too_many(index).or_else(|| past(deadline)) {
+                return Err(e);
+            }
+            let (dir, rel) = mounts.resolve(path)?;
+            let meta = if rel.is_empty() {
+                dir.dir_metadata()
+            } else {
+                dir.metadata(rel)
+            }
+            .map_err(error)?;
+            Ok(FileInfo {
+                kind: kind_of(meta.file_type()),
+                stamp: stamp_of(&meta),
+            })
+        };
+        in_chunks(&paths, MAX_READERS, |first, part| {
+            part.iter()
+                .enumerate()
+                .map(|(i, path)| stat(first + i, path))
+                .collect::<Vec<_>>()
+        })
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}

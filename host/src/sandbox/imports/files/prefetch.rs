@@ -1,0 +1,339 @@
+//! Read-ahead for the `files` capability.
+//!
+//! A provider that announces the files it is about to read (`prefetch`) can
+//! parse one batch while background threads read the next: the guest has a
+//! single thread and blocking calls, the host does not. What is read ahead is
+//! handed over by `read-files` and dropped when the export call returns, so
+//! nothing read ahead outlives the call it was read for.
+//!
+//! Bounded like every read: the call's deadline, the same path resolution
+//! beneath the grants, a cap on bytes held ahead, and a process-wide cap on
+//! reader threads (a provider that asks too often simply gets no read-ahead).
+
+use super::MAX_BYTES_PER_CALL;
+use super::mounts::Mounts;
+use super::read::read_path;
+use crate::sandbox::bindings::v0_1_0::files::{FileSlice, FsError};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
+
+/// Most reader threads alive in the process, across every provider.
+pub const MAX_READERS_IN_PROCESS: usize = 8;
+/// Most reader threads serving one read-ahead. The guest's own thread keeps
+/// one core busy parsing; more readers than the cores left only contend
+/// (on 2 cores, 1 reader measured faster than 2).
+const MAX_READERS_PER_PREFETCH: usize = 3;
+/// Bytes read ahead and not yet handed over, past which readers pause
+/// claiming files (the guest reads the rest itself).
+pub const MAX_BYTES_AHEAD: u64 = 64 * 1024 * 1024;
+
+static READERS: AtomicUsize = AtomicUsize::new(0);
+
+/// One file read ahead: its bytes and where they sit (offset 0), or why not.
+type Read = Result<(Vec<u8>, FileSlice), FsError>;
+
+enum Slot {
+    /// Not read (yet).
+    Pending,
+    /// Read, waiting to be handed over.
+    Ready(Read),
+    /// Handed over.
+    Taken,
+}
+
+struct Shared {
+    paths: Vec<String>,
+    mounts: Mounts,
+    max_bytes: u64,
+    deadline: Instant,
+    /// Whoever sets a path's flag first reads it: a reader, or the guest's
+    /// own `read-files` when it gets there first.
+    claimed: Vec<AtomicBool>,
+    next: AtomicUsize,
+    budget: AtomicU64,
+    ahead: AtomicU64,
+    cancelled: AtomicBool,
+    slots: Mutex<Vec<Slot>>,
+    ready: Condvar,
+}
+
+/// A read-ahead in progress for one export call.
+pub(crate) struct Prefetch {
+    index: HashMap<String, usize>,
+    shared: Arc<Shared>,
+}
+
+fn lock(m: &Mutex<Vec<Slot>>) -> MutexGuard<'_, Vec<Slot>> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Prefetch {
+    /// Starts reading `paths` in the background; `None` when no reader
+    /// thread is available (the hint is then ignored).
+    pub(crate) fn start(
+        paths: Vec<String>,
+        max_bytes: u64,
+        mounts: Mounts,
+        deadline: Instant,
+    ) -> Option<Prefetch> {
+        if paths.is_empty() {
+            return None;
+        }
+        let wanted = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .saturating_sub(1)
+            .clamp(1, MAX_READERS_PER_PREFETCH)
+            .min(paths.len());
+        let reserved = (0..wanted)
+            .take_while(|_| {
+                READERS
+                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                        (n < MAX_READERS_IN_PROCESS).then_some(n + 1)
+                    })
+                    .is_ok()
+            })
+            .count();
+        if reserved == 0 {
+            return None;
+        }
+        let mut index = HashMap::with_capacity(paths.len());
+        for (i, path) in paths.iter().enumerate() {
+            index.entry(path.clone()).or_insert(i);
+        }
+        let shared = Arc::new(Shared {
+            claimed: paths.iter().map(|_| AtomicBool::new(false)).collect(),
+            slots: Mutex::new(paths.iter().map(|_| Slot::Pending).collect()),
+            paths,
+            mounts,
+            max_bytes,
+            deadline,
+            next: AtomicUsize::new(0),
+            budget: AtomicU64::new(MAX_BYTES_PER_CALL),
+            ahead: AtomicU64::new(0),
+            cancelled: AtomicBool::new(false),
+            ready: Condvar::new(),
+        });
+        let mut started = 0;
+        for _ in 0..reserved {
+            let worker = shared.clone();
+            let spawned = std::thread::Builder::new()
+                .name("skillhost-prefetch".to_string())
+                .spawn(move || {
+                    worker.run();
+                    READERS.fetch_sub(1, Ordering::AcqRel);
+                });
+            match spawned {
+                Ok(_) => started += 1,
+                Err(e) => {
+                    READERS.fetch_sub(1, Ordering::AcqRel);
+                    tracing::debug!(error = %e, "could not start a prefetch reader");
+                }
+            }
+        }
+        (started > 0).then_some(Prefetch { index, shared })
+    }
+
+    /// The read of `path` done ahead, waiting for it if a reader has it in
+    /// hand. `None`: it was not announced (with this `max_bytes`), or no
+    /// reader got to it — the caller reads it itself.
+    pub(crate) fn take(&self, path: &str, max_bytes: u64) -> Option<Read> {
+        let shared = &self.shared;
+        if max_bytes != shared.max_bytes {
+            return None;
+        }
+        let &i = self.index.get(path)?;
+        if !shared.claimed[i].swap(true, Ordering::AcqRel) {
+            // No reader claimed it; nor will one now.
+            lock(&shared.slots)[i] = Slot::Taken;
+            return None;
+        }
+        let mut slots = lock(&shared.slots);
+        while matches!(slots[i], Slot::Pending) {
+            let now = Instant::now();
+            if now >= shared.deadline {
+                return Some(Err(FsError::Transient(
+                    "the call's deadline passed".to_string(),
+                )));
+            }
+            slots = shared
+                .ready
+                .wait_timeout(slots, shared.deadline - now)
+                .map_or_else(|p| p.into_inner().0, |(guard, _)| guard);
+        }
+        match std::mem::replace(&mut slots[i], Slot::Taken) {
+            Slot::Ready(read) => {
+                if let Ok((bytes, _)) = &read {
+                    shared.ahead.fetch_sub(bytes.len() as u64, Ordering::AcqRel);
+                }
+                Some(read)
+            }
+            // Asked for twice: the second time is read afresh.
+            Slot::Taken | Slot::Pending => None,
+        }
+    }
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        self.shared.cancelled.store(true, Ordering::Release);
+    }
+}
+
+impl Shared {
+    fn run(&self) {
+        loop {
+            if self.cancelled.load(Ordering::Acquire)
+                || Instant::now() >= self.deadline
+                || self.ahead.load(Ordering::Acquire) >= MAX_BYTES_AHEAD
+            {
+                return;
+            }
+            let i = self.next.fetch_add(1, Ordering::AcqRel);
+            let Some(path) = self.paths.get(i) else {
+                return;
+            };
+            if self.claimed[i].swap(true, Ordering::AcqRel) {
+                continue;
+            }
+            let mut data = Vec::new();
+            let read = read_path(&self.mounts, path, self.max_bytes, &mut data, &self.budget).map(
+                |slice| {
+                    self.ahead.fetch_add(slice.len, Ordering::AcqRel);
+                    (data, slice)
+                },
+            );
+            lock(&self.slots)[i] = Slot::Ready(read);
+            self.ready.notify_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cap_std::ambient_authority;
+    use cap_std::fs::Dir;
+    use std::time::Duration;
+
+    /// The reader cap is process-wide: these tests take turns.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn turn() -> std::sync::MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn mounted(root: &std::path::Path) -> Mounts {
+        let mut mounts = Mounts::default();
+        let dir = Dir::open_ambient_dir(root, ambient_authority()).expect("open the root");
+        mounts.push("/skills/0", dir);
+        mounts
+    }
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_secs(10)
+    }
+
+    fn wait_until_read(prefetch: &Prefetch) {
+        let until = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < until {
+            let slots = lock(&prefetch.shared.slots);
+            if slots.iter().all(|s| matches!(s, Slot::Ready(_))) {
+                return;
+            }
+            drop(slots);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        panic!("the readers did not finish");
+    }
+
+    #[test]
+    fn announced_files_are_handed_over_with_their_bytes_and_stamps() {
+        let _turn = turn();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut paths = Vec::new();
+        for i in 0..50 {
+            std::fs::write(dir.path().join(format!("{i}.md")), format!("file {i}")).expect("write");
+            paths.push(format!("/skills/0/{i}.md"));
+        }
+        let prefetch =
+            Prefetch::start(paths.clone(), 1024, mounted(dir.path()), soon()).expect("readers");
+        wait_until_read(&prefetch);
+        for (i, path) in paths.iter().enumerate().rev() {
+            let expected = format!("file {i}");
+            match prefetch.take(path, 1024) {
+                Some(Ok((bytes, slice))) => {
+                    assert_eq!(bytes, expected.as_bytes());
+                    assert_eq!(slice.offset, 0);
+                    assert_eq!(slice.len, expected.len() as u64);
+                    assert_eq!(slice.stamp.size, expected.len() as u64);
+                }
+                other => panic!("{path}: {other:?}"),
+            }
+            // Handed over once; a second ask reads afresh.
+            assert!(prefetch.take(path, 1024).is_none());
+        }
+        assert_eq!(prefetch.shared.ahead.load(Ordering::Acquire), 0);
+    }
+
+    #[test]
+    fn a_path_no_reader_reached_is_left_to_the_caller() {
+        let _turn = turn();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths: Vec<String> = (0..50_000).map(|i| format!("/skills/0/{i}.md")).collect();
+        let last = paths[paths.len() - 1].clone();
+        let prefetch = Prefetch::start(paths, 1024, mounted(dir.path()), soon()).expect("readers");
+        // The readers go in order; the last of 50,000 is not reached yet.
+        assert!(prefetch.take(&last, 1024).is_none());
+    }
+
+    #[test]
+    fn paths_outside_the_grants_are_refused_in_the_background_too() {
+        let _turn = turn();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = vec![
+            "/etc/passwd".to_string(),
+            "/skills/0/../../etc/passwd".to_string(),
+        ];
+        let prefetch =
+            Prefetch::start(paths.clone(), 1024, mounted(dir.path()), soon()).expect("readers");
+        wait_until_read(&prefetch);
+        for path in &paths {
+            let read = prefetch.take(path, 1024);
+            assert!(
+                matches!(read, Some(Err(FsError::Denied(_)))),
+                "{path}: {read:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_different_limit_or_an_unannounced_path_is_not_served() {
+        let _turn = turn();
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a.md"), "a").expect("write");
+        let paths = vec!["/skills/0/a.md".to_string()];
+        let prefetch = Prefetch::start(paths, 1024, mounted(dir.path()), soon()).expect("readers");
+        assert!(prefetch.take("/skills/0/a.md", 2048).is_none());
+        assert!(prefetch.take("/skills/0/b.md", 1024).is_none());
+    }
+
+    #[test]
+    fn dropping_a_prefetch_stops_its_readers() {
+        let _turn = turn();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths: Vec<String> = (0..50_000).map(|i| format!("/skills/0/{i}.md")).collect();
+        let prefetch = Prefetch::start(paths, 1024, mounted(dir.path()), soon()).expect("readers");
+        let shared = prefetch.shared.clone();
+        drop(prefetch);
+        let until = Instant::now() + Duration::from_secs(10);
+        // Only this test's handle is left once every reader has returned.
+        while Arc::strong_count(&shared) > 1 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(Arc::strong_count(&shared), 1, "a reader is still running");
+        // They stopped long before the end of the list.
+        assert!(shared.next.load(Ordering::Acquire) < 50_000);
+    }
+}

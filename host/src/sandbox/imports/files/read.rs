@@ -1,0 +1,254 @@
+//! Reading and stat'ing beneath a mount, bounded: a size limit per file, a
+//! byte budget per call (shared by its threads), and the call's deadline,
+//! checked between files because host code cannot be interrupted by the
+//! epoch.
+
+use super::mounts::Mounts;
+use crate::sandbox::bindings::v0_1_0::files::{EntryKind, FileSlice, FsError, Stamp};
+use cap_std::fs::Dir;
+use std::io::{ErrorKind, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::UNIX_EPOCH;
+
+/// Batches at least this long are read by several threads at once.
+const PARALLEL_FROM: usize = 64;
+
+pub(super) fn error(e: std::io::Error) -> FsError {
+    match e.kind() {
+        ErrorKind::NotFound => FsError::NotFound,
+        ErrorKind::PermissionDenied
+        | ErrorKind::NotADirectory
+        | ErrorKind::IsADirectory
+        | ErrorKind::InvalidInput
+        | ErrorKind::InvalidFilename
+        | ErrorKind::InvalidData => FsError::Denied(e.to_string()),
+        // ELOOP has no stable ErrorKind.
+        _ if e.raw_os_error() == Some(40) => FsError::Denied("symlink loop".to_string()),
+        _ => FsError::Transient(e.to_string()),
+    }
+}
+
+pub(super) fn kind_of(t: cap_std::fs::FileType) -> EntryKind {
+    if t.is_file() {
+        EntryKind::File
+    } else if t.is_dir() {
+        EntryKind::Directory
+    } else if t.is_symlink() {
+        EntryKind::Symlink
+    } else {
+        EntryKind::Other
+    }
+}
+
+pub(super) fn stamp_of(meta: &cap_std::fs::Metadata) -> Stamp {
+    let modified_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.into_std().duration_since(UNIX_EPOCH).ok())
+        .and_then(|d| u64::try_from(d.as_nanos()).ok());
+    Stamp {
+        size: meta.len(),
+        modified_ns,
+    }
+}
+
+/// Appends the file at `rel` to `data`, with one `open`, one `stat` and
+/// (for a file of the stat'ed size) one `read`.
+fn read_one(
+    dir: &Dir,
+    rel: &str,
+    max_bytes: u64,
+    data: &mut Vec<u8>,
+    budget: &AtomicU64,
+) -> Result<FileSlice, FsError> {
+    let mut file = dir.open(rel).map_err(error)?;
+    let meta = file.metadata().map_err(error)?;
+    if !meta.is_file() {
+        return Err(FsError::Denied("not a regular file".to_string()));
+    }
+    if meta.len() > max_bytes {
+        return Err(FsError::TooLarge(meta.len()));
+    }
+    if budget.load(Ordering::Relaxed) < meta.len() {
+        return Err(FsError::Transient(
+            "this call's byte budget is spent; ask again".to_string(),
+        ));
+    }
+    let offset = data.len();
+    // Asking for one byte more than the stat'ed size tells a complete read
+    // (short) from a file that grew since (full), without a second call.
+    let want = usize::try_from(meta.len())
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
+    data.resize(offset + want, 0);
+    let mut filled = 0;
+    loop {
+        let n = match file.read(&mut data[offset + filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => {
+                data.truncate(offset);
+                return Err(error(e));
+            }
+        };
+        filled += n;
+        if n == 0 || filled < data.len() - offset {
+            break;
+        }
+        if filled as u64 > max_bytes {
+            data.truncate(offset);
+            return Err(FsError::TooLarge(filled as u64));
+        }
+        // The file grew while being read: make room and keep going.
+        let grown = (data.len() - offset).saturating_mul(2);
+        data.resize(offset + grown, 0);
+    }
+    data.truncate(offset + filled);
+    let len = filled as u64;
+    if len > max_bytes {
+        data.truncate(offset);
+        return Err(FsError::TooLarge(len));
+    }
+    let _ = budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
+        Some(b.saturating_sub(len))
+    });
+    Ok(FileSlice {
+        offset: offset as u64,
+        len,
+        stamp: stamp_of(&meta),
+    })
+}
+
+/// Reads the file at guest path `path` (resolved beneath its mount) into
+/// `data`, as [`read_one`] does.
+pub(super) fn read_path(
+    mounts: &Mounts,
+    path: &str,
+    max_bytes: u64,
+    data: &mut Vec<u8>,
+    budget: &AtomicU64,
+) -> Result<FileSlice, FsError> {
+    let (dir, rel) = mounts.resolve(path)?;
+    if rel.is_empty() {
+        return Err(FsError::Denied("is a directory".to_string()));
+    }
+    read_one(dir, rel, max_bytes, data, budget)
+}
+
+/// Appends a file read ahead to `data`, charging the call's byte budget.
+pub(super) fn append_ahead(
+    read: Result<(Vec<u8>, FileSlice), FsError>,
+    data: &mut Vec<u8>,
+    budget: &AtomicU64,
+) -> Result<FileSlice, FsError> {
+    let (bytes, slice) = read?;
+    let len = bytes.len() as u64;
+    if budget
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(len))
+        .is_err()
+    {
+        return Err(FsError::Transient(
+            "this call's byte budget is spent; ask again".to_string(),
+        ));
+    }
+    let offset = data.len() as u64;
+    data.extend_from_slice(&bytes);
+    Ok(FileSlice { offset, ..slice })
+}
+
+/// Runs `work(first_index, chunk)` over contiguous chunks of a batch, results
+/// in order. A long batch is split over up to `max_threads` threads (the
+/// guest cannot wait on two files at once; the host can); a short one is one
+/// chunk, done inline.
+pub(super) fn in_chunks<T: Sync, R: Send>(
+    items: &[T],
+    max_threads: usize,
+    work: impl Fn(usize, &[T]) -> R + Sync,
+) -> Vec<R> {
+    let threads = if items.len() >= PARALLEL_FROM {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(max_threads)
+    } else {
+        1
+    };
+    if threads <= 1 {
+        return vec![work(0, items)];
+    }
+    let chunk = items.len().div_ceil(threads);
+    let work = &work;
+    let parts = std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| scope.spawn(move || work(c * chunk, part)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join())
+            .collect::<Result<Vec<R>, _>>()
+    });
+    // A worker only panics on a host bug; do the batch inline then.
+    parts.unwrap_or_else(|_| vec![work(0, items)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{MAX_BYTES_PER_CALL, MAX_READERS};
+    use super::*;
+
+    #[test]
+    fn long_batches_are_split_over_threads_and_joined_in_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        let chunks = in_chunks(&items, MAX_READERS, |first, part| {
+            assert_eq!(part.first(), Some(&first));
+            part.iter().map(|i| i * 2).collect::<Vec<_>>()
+        });
+        if std::thread::available_parallelism().map_or(1, usize::from) > 1 {
+            assert!(chunks.len() > 1, "a long batch is split");
+        }
+        let joined: Vec<usize> = chunks.into_iter().flatten().collect();
+        assert_eq!(joined, (0..1000).map(|i| i * 2).collect::<Vec<_>>());
+        let short: Vec<usize> = (0..PARALLEL_FROM - 1).collect();
+        assert_eq!(
+            in_chunks(&short, MAX_READERS, |_, part| part.len()),
+            [short.len()]
+        );
+        assert_eq!(in_chunks(&items, 1, |_, part| part.len()), [items.len()]);
+    }
+
+    #[test]
+    fn reads_stop_at_the_limit_and_escapes_are_denied() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("small"), b"12345").unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", root.path().join("escape")).unwrap();
+        let fifo = std::ffi::CString::new(
+            root.path()
+                .join("fifo")
+                .into_os_string()
+                .into_encoded_bytes(),
+        )
+        .unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let dir = Dir::open_ambient_dir(root.path(), cap_std::ambient_authority()).unwrap();
+        let budget = AtomicU64::new(MAX_BYTES_PER_CALL);
+        let mut data = b"before".to_vec();
+        let slice = read_one(&dir, "small", 10, &mut data, &budget).unwrap();
+        assert_eq!((slice.offset, slice.len), (6, 5));
+        assert_eq!(data, b"before12345");
+        assert!(matches!(
+            read_one(&dir, "small", 4, &mut data, &budget),
+            Err(FsError::TooLarge(5))
+        ));
+        assert!(matches!(
+            read_one(&dir, "escape", 10, &mut data, &budget),
+            Err(FsError::Denied(_))
+        ));
+        assert!(matches!(
+            read_one(&dir, "missing", 10, &mut data, &budget),
+            Err(FsError::NotFound)
+        ));
+        assert_eq!(data, b"before12345", "failed reads leave nothing behind");
+    }
+}

@@ -1,0 +1,157 @@
+//! The HTTP capability (`wasi:http`): outgoing requests only to the origins
+//! granted to the provider, and never waiting past its call's deadline
+//! (host code cannot be interrupted by the epoch, so every wait is bounded
+//! by the time the call has left).
+
+use crate::sandbox::refusals::Refusals;
+use crate::sandbox::state::HostState;
+use http_body_util::BodyExt;
+use std::future::Future;
+use std::time::{Duration, Instant};
+use wasmtime_wasi_http::{
+    Error, RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView,
+};
+
+/// Longest a connection, first byte or gap between bytes may take, even
+/// when the call has more time.
+const MAX_WAIT: Duration = Duration::from_secs(30);
+
+/// The `wasi:http` state of one instance: wasmtime's context and the gate
+/// every request passes.
+pub(crate) struct HttpCtx {
+    ctx: WasiHttpCtx,
+    gate: HttpGate,
+}
+
+impl HttpCtx {
+    pub(crate) fn new(origins: &[String], refusals: Refusals) -> Self {
+        HttpCtx {
+            ctx: WasiHttpCtx::new(),
+            gate: HttpGate::new(origins, refusals),
+        }
+    }
+}
+
+impl WasiHttpView for HostState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        self.http.gate.deadline = Some(self.call.deadline);
+        WasiHttpCtxView {
+            ctx: &mut self.http.ctx,
+            table: &mut self.table,
+            hooks: &mut self.http.gate,
+        }
+    }
+}
+
+/// Decides each outgoing request of one provider instance.
+#[derive(Debug, Clone, Default)]
+struct HttpGate {
+    origins: Vec<String>,
+    refusals: Refusals,
+    /// When the call in progress must end.
+    deadline: Option<Instant>,
+}
+
+/// `scheme://host:port` of a URI, the port explicit.
+pub fn origin_of(uri: &http::Uri) -> Option<String> {
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let host = uri.host()?.to_ascii_lowercase();
+    let port = uri.port_u16().or(match scheme.as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    })?;
+    Some(format!("{scheme}://{host}:{port}"))
+}
+
+impl HttpGate {
+    /// A gate letting requests through to `origins` only.
+    fn new(origins: &[String], refusals: Refusals) -> Self {
+        HttpGate {
+            origins: origins.iter().map(|o| o.to_ascii_lowercase()).collect(),
+            refusals,
+            deadline: None,
+        }
+    }
+
+    /// A wait bounded by what the call has left. Only four fifths of it:
+    /// the provider needs the rest to report the timeout as a diagnostic
+    /// instead of being stopped mid-call.
+    fn bounded(&self, wanted: Option<Duration>) -> Option<Duration> {
+        let left = self.deadline.map_or(MAX_WAIT, |d| {
+            d.saturating_duration_since(Instant::now()) * 4 / 5
+        });
+        Some(
+            wanted
+                .unwrap_or(MAX_WAIT)
+                .min(left)
+                .min(MAX_WAIT)
+                .max(Duration::from_millis(1)),
+        )
+    }
+}
+
+type Sent = Box<
+    dyn Future<
+            Output = Result<
+                (
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = Result<(), Error>> + Send>,
+                ),
+                Error,
+            >,
+        > + Send,
+>;
+
+impl WasiHttpHooks for HttpGate {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        fut: Box<dyn Future<Output = Result<(), Error>> + Send>,
+    ) -> Sent {
+        drop(fut);
+        let origin = origin_of(request.uri());
+        let granted = origin.as_ref().is_some_and(|o| self.origins.contains(o));
+        if !granted {
+            let shown = origin.unwrap_or_else(|| request.uri().to_string());
+            self.refusals.record(format!(
+                "made an HTTP request to {shown}: refused, that origin is not granted"
+            ));
+            return Box::new(async { Err(Error::HttpRequestDenied) });
+        }
+        let options = options.unwrap_or_default();
+        let options = RequestOptions {
+            connect_timeout: self.bounded(options.connect_timeout),
+            first_byte_timeout: self.bounded(options.first_byte_timeout),
+            between_bytes_timeout: self.bounded(options.between_bytes_timeout),
+        };
+        Box::new(async move {
+            let (response, io) =
+                wasmtime_wasi_http::default_send_request(request, Some(options)).await?;
+            Ok((
+                response.map(BodyExt::boxed_unsync),
+                Box::new(io) as Box<dyn Future<Output = Result<(), Error>> + Send>,
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_have_explicit_ports() {
+        let origin = |u: &str| origin_of(&u.parse().unwrap());
+        assert_eq!(
+            origin("https://Skills.Example.com/x").as_deref(),
+            Some("https://skills.example.com:443")
+        );
+        assert_eq!(
+            origin("http://127.0.0.1:8080/i.json").as_deref(),
+            Some("http://127.0.0.1:8080")
+        );
+        assert_eq!(origin("http://h/").as_deref(), Some("http://h:80"));
+    }
+}

@@ -1,0 +1,203 @@
+//! Putting the catalog in front of the model, once and exactly: only skills
+//! the model may invoke and that are active reach it.
+//!
+//! Full-replacement mode (the default) works over the append-only session
+//! log: it hashes the exact rendered listing, walks the log backward for the
+//! latest still-visible catalog it published, and appends a full
+//! replacement only when the digest changed — an explicit empty catalog when
+//! every skill is gone, nothing when nothing was ever published and there is
+//! nothing to say. An incomplete snapshot keeps the last complete view (no
+//! event). When compaction has hidden every catalog, the current one is
+//! published again. Delta mode sends each agent only skills it was not yet
+//! told about, until a clear.
+
+use super::activation::{activated, is_active};
+use super::log::{CATALOG, CATALOG_DELTA, CLEAR, Event, SessionLog, backward};
+use super::render::{RenderOptions, render};
+use crate::error::Error;
+use crate::model::{Catalog, Skill};
+use std::collections::BTreeSet;
+
+/// The source name catalog events carry by default.
+pub const DEFAULT_SOURCE: &str = "skillhost";
+
+/// What one injection step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A (new) catalog was appended.
+    Published,
+    /// The visible catalog is current; nothing was appended.
+    Unchanged,
+    /// Every skill is gone: an explicit empty catalog was appended.
+    Tombstone,
+    /// The snapshot was incomplete: the last complete view stands.
+    KeptIncomplete,
+    /// Nothing was ever published and there is nothing to publish.
+    None,
+}
+
+impl Outcome {
+    /// The word the CLI prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Published => "published",
+            Outcome::Unchanged => "unchanged",
+            Outcome::Tombstone => "tombstone",
+            Outcome::KeptIncomplete => "kept-incomplete",
+            Outcome::None => "none",
+        }
+    }
+}
+
+/// `sha256:<hex>` of `text`: what a catalog event's digest covers.
+pub fn digest(text: &str) -> String {
+    skillhost_skill::digest::sha256(text.as_bytes())
+}
+
+/// The skills the model may see: model-invocable and active.
+pub fn visible_to_model<'c>(catalog: &'c Catalog, activated: &BTreeSet<String>) -> Vec<&'c Skill> {
+    catalog
+        .skills
+        .iter()
+        .map(|s| s.as_ref())
+        .filter(|s| s.model_invocable() && is_active(s, activated))
+        .collect()
+}
+
+/// Publishes catalogs into a session log.
+#[derive(Debug, Clone)]
+pub struct Injector {
+    /// Identifies this injector's events among others in the log.
+    pub source: String,
+    /// Entry cap and budget.
+    pub options: RenderOptions,
+}
+
+impl Default for Injector {
+    fn default() -> Self {
+        Injector {
+            source: DEFAULT_SOURCE.to_string(),
+            options: RenderOptions::default(),
+        }
+    }
+}
+
+impl Injector {
+    /// Full-replacement mode: appends zero or one catalog event.
+    pub fn replace(&self, catalog: &Catalog, log: &mut dyn SessionLog) -> Result<Outcome, Error> {
+        if !catalog.complete {
+            return Ok(Outcome::KeptIncomplete);
+        }
+        let active = activated(log);
+        let listing = render(&visible_to_model(catalog, &active), self.options);
+        let digest = digest(&listing.inner);
+        let published = latest(log, &self.source);
+        if published
+            .visible
+            .is_some_and(|e| e.digest.as_deref() == Some(digest.as_str()))
+        {
+            return Ok(Outcome::Unchanged);
+        }
+        let ever_published = published.ever;
+        if listing.names.is_empty() && !ever_published {
+            return Ok(Outcome::None);
+        }
+        let outcome = if listing.names.is_empty() {
+            Outcome::Tombstone
+        } else {
+            Outcome::Published
+        };
+        let mut event = Event::new(CATALOG);
+        event.source = Some(self.source.clone());
+        event.digest = Some(digest);
+        event.content = Some(listing.content);
+        event.items = listing.names;
+        log.append(event)?;
+        Ok(outcome)
+    }
+
+    /// Delta mode: appends a listing of the skills `agent` was not
+    /// yet told about, if any.
+    pub fn delta(
+        &self,
+        catalog: &Catalog,
+        agent: &str,
+        log: &mut dyn SessionLog,
+    ) -> Result<Outcome, Error> {
+        if !catalog.complete {
+            return Ok(Outcome::KeptIncomplete);
+        }
+        let told = told(log, agent);
+        let active = activated(log);
+        let fresh: Vec<&Skill> = visible_to_model(catalog, &active)
+            .into_iter()
+            .filter(|s| !told.contains(s.name()))
+            .collect();
+        if fresh.is_empty() {
+            return Ok(if told.is_empty() {
+                Outcome::None
+            } else {
+                Outcome::Unchanged
+            });
+        }
+        let listing = render(&fresh, self.options);
+        let mut event = Event::new(CATALOG_DELTA);
+        event.source = Some(self.source.clone());
+        event.agent = Some(agent.to_string());
+        event.digest = Some(digest(&listing.inner));
+        event.content = Some(listing.content);
+        event.items = listing.names;
+        log.append(event)?;
+        Ok(Outcome::Published)
+    }
+}
+
+/// What the backward scan found of this source's catalogs.
+#[derive(Debug, Clone, Copy)]
+pub struct Published<'l> {
+    /// The latest catalog the model still sees, if any.
+    pub visible: Option<&'l Event>,
+    /// Whether any catalog was ever published (visible or hidden).
+    pub ever: bool,
+}
+
+/// Walks the log backward, without copying it, for the latest catalog of
+/// `source` still visible. It usually stops there; when compaction hid
+/// every catalog it costs one pass over the log to learn that.
+pub fn latest<'l>(log: &'l dyn SessionLog, source: &str) -> Published<'l> {
+    let mut ever = false;
+    for event in backward(log) {
+        if event.kind != CATALOG || event.source.as_deref() != Some(source) {
+            continue;
+        }
+        if event.visible {
+            return Published {
+                visible: Some(event),
+                ever: true,
+            };
+        }
+        ever = true;
+    }
+    Published {
+        visible: None,
+        ever,
+    }
+}
+
+/// The skills `agent` was told about since its last clear (or a clear for
+/// everyone).
+pub fn told(log: &dyn SessionLog, agent: &str) -> BTreeSet<String> {
+    backward(log)
+        .take_while(|e| !(e.kind == CLEAR && e.agent.as_deref().is_none_or(|a| a == agent)))
+        .filter(|e| e.kind == CATALOG_DELTA && e.visible && e.agent.as_deref() == Some(agent))
+        .flat_map(|e| e.items.iter().cloned())
+        .collect()
+}
+
+/// Records a clear: delta listings (for `agent`, or for everyone) and
+/// conditional activations (for everyone) start again.
+pub fn clear(log: &mut dyn SessionLog, agent: Option<&str>) -> Result<(), Error> {
+    let mut event = Event::new(CLEAR);
+    event.agent = agent.map(str::to_string);
+    log.append(event)
+}

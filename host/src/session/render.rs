@@ -1,0 +1,420 @@
+//! The listing the model sees: one line per skill,
+//! `- name: description - when_to_use`, inside `<available_skills>` tags.
+//!
+//! Each entry's text is capped (250 characters by default) and the whole
+//! listing is held to a budget (8,000 characters by default). When the full
+//! listing does not fit, bundled skills keep their full entries and the
+//! others share what is left: every entry gets the same allowance, and what
+//! short entries do not use goes to the longer ones. Text is cut on
+//! character boundaries, with `…` where it was cut. Order is by name.
+
+use crate::model::{Scope, Skill};
+
+/// Opening tag of the listing.
+pub const OPEN: &str = "<available_skills>";
+/// Closing tag of the listing.
+pub const CLOSE: &str = "</available_skills>";
+/// Below this many characters per entry, descriptions are dropped and only
+/// names are listed.
+pub const MIN_SHARE: usize = 20;
+
+/// Caps on the listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Most characters of one entry's text (after `- name: `).
+    pub entry_cap: usize,
+    /// Most characters of the whole listing (between the tags).
+    pub budget: usize,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            entry_cap: 250,
+            budget: 8_000,
+        }
+    }
+}
+
+/// A rendered listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// The lines between the tags (what the digest covers).
+    pub inner: String,
+    /// The whole message, tags included.
+    pub content: String,
+    /// The skills listed, in order.
+    pub names: Vec<String>,
+}
+
+/// Whitespace runs (newlines of block scalars included) as single spaces.
+fn flat(text: &str) -> impl Iterator<Item = char> + '_ {
+    let mut space = false;
+    text.trim().chars().filter_map(move |c| {
+        if c.is_whitespace() {
+            let first = !space;
+            space = true;
+            first.then_some(' ')
+        } else {
+            space = false;
+            Some(c)
+        }
+    })
+}
+
+struct Item<'a> {
+    name: &'a str,
+    name_chars: usize,
+    description: Option<&'a str>,
+    when: Option<&'a str>,
+    bundled: bool,
+    /// Characters of the entry text, capped.
+    text_chars: usize,
+}
+
+impl Item<'_> {
+    fn text(&self) -> impl Iterator<Item = char> + '_ {
+        let description = self.description.map(flat).into_iter().flatten();
+        let separator = (self.description.is_some() && self.when.is_some())
+            .then_some(" - ")
+            .into_iter()
+            .flat_map(str::chars);
+        let when = self.when.map(flat).into_iter().flatten();
+        description.chain(separator).chain(when)
+    }
+
+    /// Characters of the entry text, counting no further than `cap`. Plain
+    /// one-line ASCII (the usual description) is counted by its length.
+    fn chars(&self, cap: usize) -> usize {
+        let plain = |s: &str| {
+            s.is_ascii()
+                && s.trim().len() == s.len()
+                && !s.bytes().any(|b| matches!(b, b'\n' | b'\r' | b'\t'))
+                && !s.contains("  ")
+        };
+        if self.description.is_none_or(plain) && self.when.is_none_or(plain) {
+            let separator = if self.description.is_some() && self.when.is_some() {
+                3
+            } else {
+                0
+            };
+            let total =
+                self.description.map_or(0, str::len) + separator + self.when.map_or(0, str::len);
+            return total.min(cap);
+        }
+        self.text().take(cap + 1).count().min(cap)
+    }
+
+    fn line_chars(&self, text_chars: usize) -> usize {
+        2 + self.name_chars + if text_chars > 0 { 2 + text_chars } else { 0 }
+    }
+
+    /// Writes `- name: text`, the text cut to `allowance` characters.
+    fn write(&self, out: &mut String, allowance: usize) {
+        out.push_str("- ");
+        out.push_str(self.name);
+        let shown = allowance.min(self.text_chars);
+        if shown == 0 {
+            return;
+        }
+        out.push_str(": ");
+        let full = self.text().count();
+        if shown >= full {
+            out.extend(self.text());
+        } else {
+            out.extend(self.text().take(shown.saturating_sub(1)));
+            out.push('…');
+        }
+    }
+}
+
+/// Renders `skills` (already filtered to what the model may see).
+pub fn render(skills: &[&Skill], options: RenderOptions) -> Listing {
+    let mut items: Vec<Item<'_>> = skills
+        .iter()
+        .map(|s| {
+            let description = s.description().filter(|d| !d.trim().is_empty());
+            let when = s
+                .frontmatter
+                .when_to_use
+                .as_deref()
+                .filter(|w| !w.trim().is_empty());
+            let name = s.name();
+            let mut item = Item {
+                name,
+                name_chars: if name.is_ascii() {
+                    name.len()
+                } else {
+                    name.chars().count()
+                },
+                description,
+                when,
+                bundled: s.scope == Scope::Bundled,
+                text_chars: 0,
+            };
+            item.text_chars = item.chars(options.entry_cap);
+            item
+        })
+        .collect();
+    // Catalogs arrive sorted by name; sorting is then a single check.
+    if !items.is_sorted_by(|a, b| a.name <= b.name) {
+        items.sort_by(|a, b| a.name.cmp(b.name));
+    }
+    let allowances = allowances(&items, options.budget);
+    // As many entries as fit, with a closing note when some do not.
+    let lines: Vec<usize> = items
+        .iter()
+        .zip(&allowances)
+        .map(|(item, &allowance)| item.line_chars(allowance.min(item.text_chars)))
+        .collect();
+    let note = |left: usize| format!("- (and {left} more; ask for a skill by name)");
+    let note_chars = |left: usize| note(0).chars().count() - 1 + left.to_string().len();
+    let mut prefix = Vec::with_capacity(lines.len() + 1);
+    prefix.push(0usize);
+    for chars in &lines {
+        prefix.push(prefix[prefix.len() - 1] + chars);
+    }
+    let length = |kept: usize| {
+        let left = items.len() - kept;
+        let parts = kept + usize::from(left > 0);
+        let note = if left > 0 { note_chars(left) } else { 0 };
+        prefix[kept] + note + parts.saturating_sub(1)
+    };
+    // Everything, or as many entries as fit before the closing note.
+    let mut kept = items.len();
+    if length(kept) > options.budget {
+        kept = 0;
+        while kept < items.len() && length(kept + 1) <= options.budget {
+            kept += 1;
+        }
+    }
+    let mut inner = String::new();
+    let mut names = Vec::with_capacity(kept);
+    for (item, allowance) in items.iter().zip(&allowances).take(kept) {
+        if !inner.is_empty() {
+            inner.push('\n');
+        }
+        item.write(&mut inner, *allowance);
+        names.push(item.name.to_string());
+    }
+    if kept < items.len() && length(kept) <= options.budget {
+        if !inner.is_empty() {
+            inner.push('\n');
+        }
+        inner.push_str(&note(items.len() - kept));
+    }
+    let content = if inner.is_empty() {
+        format!("{OPEN}\n{CLOSE}")
+    } else {
+        format!("{OPEN}\n{inner}\n{CLOSE}")
+    };
+    Listing {
+        inner,
+        content,
+        names,
+    }
+}
+
+/// How many text characters each entry may have: everything when the full
+/// listing fits; otherwise bundled entries keep theirs and the others share
+/// the rest fairly (names only when the share is too small).
+fn allowances(items: &[Item<'_>], budget: usize) -> Vec<usize> {
+    let newlines = items.len().saturating_sub(1);
+    let full: usize = items
+        .iter()
+        .map(|i| i.line_chars(i.text_chars))
+        .sum::<usize>()
+        + newlines;
+    if full <= budget {
+        return items.iter().map(|i| i.text_chars).collect();
+    }
+    let fixed: usize = items
+        .iter()
+        .map(|i| {
+            if i.bundled {
+                i.line_chars(i.text_chars)
+            } else {
+                i.line_chars(0) + 2
+            }
+        })
+        .sum::<usize>()
+        + newlines;
+    // How many non-bundled entries have each text length (lengths are
+    // capped, so this is a short table).
+    let mut count_by_length: Vec<usize> = Vec::new();
+    let mut others = 0usize;
+    for item in items.iter().filter(|i| !i.bundled) {
+        if count_by_length.len() <= item.text_chars {
+            count_by_length.resize(item.text_chars + 1, 0);
+        }
+        count_by_length[item.text_chars] += 1;
+        others += 1;
+    }
+    let room = budget.saturating_sub(fixed);
+    if others == 0 || room < others * MIN_SHARE {
+        return items
+            .iter()
+            .map(|i| if i.bundled { i.text_chars } else { 0 })
+            .collect();
+    }
+    // The largest cap whose total fits: short entries keep all they have,
+    // the rest get the cap.
+    let total_at = |cap: usize| -> usize {
+        count_by_length
+            .iter()
+            .enumerate()
+            .map(|(length, count)| length.min(cap) * count)
+            .sum()
+    };
+    let (mut low, mut high) = (0usize, count_by_length.len().saturating_sub(1));
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if total_at(mid) <= room {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    items
+        .iter()
+        .map(|i| {
+            if i.bundled {
+                i.text_chars
+            } else {
+                i.text_chars.min(low)
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Location;
+    use skillhost_skill::frontmatter::Frontmatter;
+
+    fn skill(name: &str, description: &str, when: Option<&str>, scope: Scope) -> Skill {
+        let mut frontmatter = Frontmatter::defaults(name);
+        frontmatter.description = Some(description.to_string());
+        frontmatter.when_to_use = when.map(str::to_string);
+        Skill {
+            source: "test".into(),
+            scope,
+            path: Location::Path(format!("/s/{name}/SKILL.md").into()),
+            base: Location::Path(format!("/s/{name}").into()),
+            frontmatter,
+        }
+    }
+
+    #[test]
+    fn lists_one_line_per_skill_in_name_order_inside_the_tags() {
+        let b = skill("beta", "Second", Some("When needed"), Scope::User);
+        let a = skill("alpha", "First\n  on two lines", None, Scope::User);
+        let listing = render(&[&b, &a], RenderOptions::default());
+        assert_eq!(
+            listing.inner,
+            "- alpha: First on two lines\n- beta: Second - When needed"
+        );
+        assert_eq!(
+            listing.content,
+            format!("{OPEN}\n{}\n{CLOSE}", listing.inner)
+        );
+        assert_eq!(listing.names, ["alpha", "beta"]);
+    }
+
+    #[test]
+    fn an_entry_is_capped_on_a_character_boundary() {
+        let long = skill("wide", &"é".repeat(400), None, Scope::User);
+        let listing = render(&[&long], RenderOptions::default());
+        let text = listing.inner.strip_prefix("- wide: ").unwrap();
+        assert_eq!(text.chars().count(), 250);
+        assert!(text.ends_with('…'));
+    }
+
+    #[test]
+    fn over_budget_bundled_keep_full_text_and_others_share_the_rest() {
+        let bundled = skill("builtin", &"b".repeat(200), None, Scope::Bundled);
+        let users: Vec<Skill> = (0..40)
+            .map(|i| skill(&format!("user-{i:02}"), &"u".repeat(200), None, Scope::User))
+            .collect();
+        let mut all: Vec<&Skill> = users.iter().collect();
+        all.push(&bundled);
+        let options = RenderOptions {
+            entry_cap: 250,
+            budget: 2_000,
+        };
+        let listing = render(&all, options);
+        assert!(
+            listing.inner.chars().count() <= 2_000,
+            "{}",
+            listing.inner.len()
+        );
+        assert!(
+            listing
+                .inner
+                .contains(&format!("- builtin: {}", "b".repeat(200)))
+        );
+        let user_line = listing
+            .inner
+            .lines()
+            .find(|l| l.starts_with("- user-00"))
+            .unwrap();
+        assert!(user_line.ends_with('…'));
+        let lengths: Vec<usize> = listing
+            .inner
+            .lines()
+            .filter(|l| l.starts_with("- user-"))
+            .map(|l| l.chars().count())
+            .collect();
+        assert_eq!(lengths.len(), 40, "every skill is still listed");
+        assert!(
+            lengths.windows(2).all(|w| w[0] == w[1]),
+            "an equal share: {lengths:?}"
+        );
+    }
+
+    #[test]
+    fn short_entries_leave_their_share_to_long_ones() {
+        let short = skill("short", "tiny", None, Scope::User);
+        let long = skill("long", &"x".repeat(240), None, Scope::User);
+        let options = RenderOptions {
+            entry_cap: 250,
+            budget: 150,
+        };
+        let listing = render(&[&short, &long], options);
+        assert!(listing.inner.contains("- short: tiny"));
+        assert!(listing.inner.chars().count() <= 150);
+        let long_line = listing
+            .inner
+            .lines()
+            .find(|l| l.starts_with("- long"))
+            .unwrap();
+        assert!(long_line.chars().count() > 100, "{long_line}");
+    }
+
+    #[test]
+    fn a_listing_that_cannot_fit_says_how_many_are_left_out() {
+        let many: Vec<Skill> = (0..2_000)
+            .map(|i| skill(&format!("skill-{i:04}"), "desc", None, Scope::User))
+            .collect();
+        let refs: Vec<&Skill> = many.iter().collect();
+        let listing = render(&refs, RenderOptions::default());
+        assert!(listing.inner.chars().count() <= 8_000);
+        assert!(
+            listing
+                .inner
+                .lines()
+                .last()
+                .unwrap()
+                .contains("more; ask for a skill by name")
+        );
+        assert!(listing.names.len() < 2_000);
+    }
+
+    #[test]
+    fn an_empty_listing_is_just_the_tags() {
+        let listing = render(&[], RenderOptions::default());
+        assert_eq!(listing.inner, "");
+        assert_eq!(listing.content, format!("{OPEN}\n{CLOSE}"));
+    }
+}

@@ -1,0 +1,207 @@
+//! One entry of a skills root: what it turned out to be, and the record of
+//! its changes (so the host is sent only what changed).
+
+use skillhost_guest_sdk::delta::Changes;
+use skillhost_guest_sdk::files::{EntryKind, Stamp};
+use skillhost_guest_sdk::skill::frontmatter::{Finding, parse_document, starts_with_frontmatter};
+use skillhost_guest_sdk::skill::layout::{self, Candidate, SKILL_FILE};
+use skillhost_guest_sdk::{Severity, SkillEntry, to_wit_frontmatter};
+
+/// What an entry turned out to be.
+#[derive(Debug, Clone, PartialEq)]
+pub enum State {
+    /// Not examined yet.
+    Unknown,
+    /// Not a skill (a folder without `SKILL.md`, a flat file without
+    /// frontmatter), possibly with something worth reporting.
+    NotSkill(Option<(Severity, Finding)>),
+    /// A skill.
+    Skill(Skill),
+    /// A document that cannot be a skill until someone fixes it.
+    Broken(Finding),
+}
+
+/// What the provider keeps of a skill between calls: enough to tell whether
+/// it changed, not the whole entry (which the host holds once sent).
+#[derive(Debug, Clone)]
+pub struct Skill {
+    /// Its name.
+    pub name: String,
+    /// The verbatim frontmatter: the parsed entry is a function of it.
+    raw: String,
+    /// Problems that did not stop it loading.
+    pub warnings: Vec<Finding>,
+    /// The parsed entry, until it is sent to the host.
+    pub pending: Option<Box<SkillEntry>>,
+}
+
+impl PartialEq for Skill {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.raw == other.raw && self.warnings == other.warnings
+    }
+}
+
+/// What an entry is, by the layout rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `<root>/<name>/SKILL.md`.
+    Bundle,
+    /// `<root>/<name>.md`.
+    Flat,
+    /// A symlink: what it is depends on its target.
+    Link,
+}
+
+/// One entry of a root.
+pub struct Entry {
+    /// What the directory listing said (a link stays a link here).
+    pub listed: Kind,
+    /// What it resolved to.
+    pub kind: Kind,
+    /// The entry's own path (`<root>/<name>`).
+    pub path: String,
+    /// The document's guest path: the key the host knows it by.
+    pub doc: String,
+    /// The folder its relative paths resolve against.
+    pub base: String,
+    /// Whether it is a flat skill.
+    pub flat: bool,
+    /// The name used when the frontmatter declares none.
+    pub default_name: String,
+    /// Size and time of the document when it was last read.
+    pub stamp: Option<Stamp>,
+    /// What it is.
+    pub state: State,
+    /// It must be examined again.
+    pub suspect: bool,
+    /// A failure that may pass, while it lasts.
+    pub transient: Option<String>,
+    /// The listing pass that last saw it.
+    pub seen: u64,
+}
+
+impl Entry {
+    /// The entry for a listed name, or `None` when it cannot hold a skill.
+    pub fn new(root: &str, name: &str, kind: EntryKind, pass: u64) -> Option<Entry> {
+        let path = format!("{root}/{name}");
+        let kind = match kind {
+            EntryKind::File => layout::EntryKind::File,
+            EntryKind::Directory => layout::EntryKind::Directory,
+            EntryKind::Symlink => layout::EntryKind::Symlink,
+            EntryKind::Other => layout::EntryKind::Other,
+        };
+        let (kind, doc, base, default_name) = match layout::classify(name, kind)? {
+            Candidate::Bundle { default_name } => (
+                Kind::Bundle,
+                format!("{path}/{SKILL_FILE}"),
+                path.clone(),
+                default_name,
+            ),
+            Candidate::Link => (Kind::Link, path.clone(), path.clone(), name.to_string()),
+            Candidate::Flat { default_name } => {
+                (Kind::Flat, path.clone(), root.to_string(), default_name)
+            }
+        };
+        Some(Entry {
+            listed: kind,
+            kind,
+            flat: kind == Kind::Flat,
+            path,
+            doc,
+            base,
+            default_name,
+            stamp: None,
+            state: State::Unknown,
+            suspect: true,
+            transient: None,
+            seen: pass,
+        })
+    }
+
+    /// Points the entry at another document (a link resolved to a folder or
+    /// a file). A skill the host knew at the old document leaves it.
+    pub fn retarget(&mut self, kind: Kind, doc: String, base: String, changes: &mut Changes) {
+        if doc != self.doc && matches!(self.state, State::Skill(_)) {
+            changes.removed(&self.doc);
+            self.state = State::Unknown;
+        }
+        self.kind = kind;
+        self.flat = kind == Kind::Flat;
+        self.doc = doc;
+        self.base = base;
+    }
+
+    /// Records the entry's new state. The host is sent the entry again when
+    /// it is or was a skill; anything else it shows (a diagnostic) only
+    /// moves the epoch. The new state always replaces the old one, so a
+    /// re-read skill has its entry ready to send again.
+    pub fn settle(&mut self, state: State, changes: &mut Changes) {
+        self.suspect = false;
+        let recovered = self.transient.take().is_some();
+        if state != self.state {
+            let skill_involved =
+                matches!(state, State::Skill(_)) || matches!(self.state, State::Skill(_));
+            if skill_involved {
+                changes.changed(&self.doc);
+            } else {
+                changes.touched();
+            }
+        } else if recovered {
+            changes.touched();
+        }
+        self.state = state;
+    }
+
+    /// Records a transient failure: the state is kept, the view is
+    /// incomplete, and the entry stays suspect so the next snapshot tries
+    /// again.
+    pub fn fail(&mut self, message: String, changes: &mut Changes) {
+        if self.transient.as_ref() != Some(&message) {
+            changes.touched();
+        }
+        self.transient = Some(message);
+        self.suspect = true;
+    }
+
+    /// Records that the entry left its root.
+    pub fn forget(self, changes: &mut Changes) {
+        match self.state {
+            State::Skill(_) => changes.removed(&self.doc),
+            State::Broken(_) | State::NotSkill(Some(_)) => changes.touched(),
+            State::NotSkill(None) | State::Unknown => {
+                if self.transient.is_some() {
+                    changes.touched();
+                }
+            }
+        }
+    }
+
+    /// What the document's bytes make of the entry.
+    pub fn parse(&self, bytes: &[u8]) -> State {
+        if self.flat && !starts_with_frontmatter(bytes) {
+            return State::NotSkill(None);
+        }
+        match parse_document(bytes, &self.default_name) {
+            Ok(doc) => State::Skill(Skill {
+                name: doc.frontmatter.name.clone(),
+                raw: doc.frontmatter.raw.clone(),
+                warnings: doc.warnings,
+                pending: Some(Box::new(SkillEntry {
+                    frontmatter: to_wit_frontmatter(doc.frontmatter),
+                    path: self.doc.clone(),
+                    base: self.base.clone(),
+                })),
+            }),
+            Err(finding) => State::Broken(finding),
+        }
+    }
+}
+
+/// A finding with only a message.
+pub fn note(message: &str) -> Finding {
+    Finding {
+        line: None,
+        field: None,
+        message: message.to_string(),
+    }
+}

@@ -1,0 +1,153 @@
+//! The three batched calls a refresh makes: stat the suspect links, stat
+//! the suspect documents that have a stamp (the unchanged ones settle
+//! without a read), and read the rest.
+
+use crate::entry::{Entry, Kind, State, note};
+use crate::fs::Failure;
+use skillhost_guest_sdk::Severity;
+use skillhost_guest_sdk::delta::Changes;
+use skillhost_guest_sdk::files::{self, EntryKind};
+use skillhost_guest_sdk::skill::frontmatter::{MAX_DOCUMENT_BYTES, too_large};
+use skillhost_guest_sdk::skill::layout::{self, SKILL_FILE};
+
+/// Documents read per `read-files` call.
+const BATCH: usize = 64;
+/// From this many documents on, they are announced for read-ahead first.
+const READ_AHEAD_FROM: usize = 2 * BATCH;
+
+/// Learns what each suspect symlink points at (one batched stat).
+pub fn resolve_links(mut links: Vec<&mut Entry>, changes: &mut Changes) {
+    if links.is_empty() {
+        return;
+    }
+    let paths: Vec<String> = links.iter().map(|e| e.path.clone()).collect();
+    let answers = files::stat_paths(&paths);
+    for (entry, answer) in links.iter_mut().zip(answers) {
+        let name = entry
+            .path
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        match answer.map_err(Failure::from) {
+            Ok(info) if info.kind == EntryKind::Directory => {
+                let doc = format!("{}/{SKILL_FILE}", entry.path);
+                let base = entry.path.clone();
+                entry.retarget(Kind::Bundle, doc, base, changes);
+            }
+            Ok(info) if info.kind == EntryKind::File && layout::markdown_stem(&name).is_some() => {
+                let doc = entry.path.clone();
+                // A flat skill's relative paths resolve against its root.
+                let base = entry
+                    .path
+                    .rsplit_once('/')
+                    .map_or_else(|| entry.path.clone(), |(root, _)| root.to_string());
+                entry.default_name = layout::markdown_stem(&name).unwrap_or_default().to_string();
+                entry.retarget(Kind::Flat, doc, base, changes);
+            }
+            Ok(_) => entry.settle(State::NotSkill(None), changes),
+            Err(Failure::Missing) => entry.settle(
+                State::NotSkill(Some((
+                    Severity::Error,
+                    note("dangling symlink: its target does not exist"),
+                ))),
+                changes,
+            ),
+            Err(Failure::Transient(m)) => {
+                entry.fail(format!("cannot follow symlink: {m}"), changes)
+            }
+            Err(e) => entry.settle(
+                State::NotSkill(Some((
+                    Severity::Error,
+                    note(&format!("cannot follow symlink: {e}")),
+                ))),
+                changes,
+            ),
+        }
+    }
+}
+
+/// Stats every suspect document that has a stamp (one batched call); the
+/// unchanged ones are settled without a read.
+pub fn check_stamps(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
+    if entries.is_empty() {
+        return;
+    }
+    let paths: Vec<String> = entries.iter().map(|e| e.doc.clone()).collect();
+    let answers = files::stat_paths(&paths);
+    for (entry, answer) in entries.iter_mut().zip(answers) {
+        match answer.map_err(Failure::from) {
+            Ok(info) if info.kind == EntryKind::File && Some(info.stamp) == entry.stamp => {
+                entry.suspect = false;
+                if entry.transient.take().is_some() {
+                    changes.touched();
+                }
+            }
+            Ok(_) => entry.stamp = None,
+            Err(Failure::Missing) => {
+                entry.stamp = None;
+                entry.settle(State::NotSkill(None), changes);
+            }
+            Err(Failure::Transient(m)) => entry.fail(format!("cannot read: {m}"), changes),
+            Err(_) => entry.stamp = None,
+        }
+    }
+}
+
+/// Reads and parses the given documents (batched reads, announced for
+/// read-ahead when there are many).
+pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
+    entries.retain_mut(|entry| {
+        let name = entry.path.rsplit('/').next().unwrap_or_default();
+        if entry.flat && layout::is_misplaced_document(name) {
+            let warning = note(
+                "a SKILL.md directly in a skills root is not a skill; use its parent folder as the root",
+            );
+            entry.settle(State::NotSkill(Some((Severity::Warning, warning))), changes);
+            return false;
+        }
+        true
+    });
+    if entries.is_empty() {
+        return;
+    }
+    let paths: Vec<String> = entries.iter().map(|e| e.doc.clone()).collect();
+    if paths.len() >= READ_AHEAD_FROM {
+        // Parse each batch while the host reads the next ones.
+        files::prefetch(&paths, MAX_DOCUMENT_BYTES);
+    }
+    for (batch, paths) in entries.chunks_mut(BATCH).zip(paths.chunks(BATCH)) {
+        let result = files::read_files(paths, MAX_DOCUMENT_BYTES);
+        for (index, entry) in batch.iter_mut().enumerate() {
+            read_document(entry, files::file(&result, index), changes);
+        }
+    }
+}
+
+/// Settles `entry` from what reading its document gave.
+fn read_document(
+    entry: &mut Entry,
+    read: Result<(&[u8], files::Stamp), files::FsError>,
+    changes: &mut Changes,
+) {
+    let state = match read.map_err(Failure::from) {
+        Ok((bytes, stamp)) => {
+            entry.stamp = Some(stamp);
+            entry.parse(bytes)
+        }
+        Err(Failure::Transient(m)) => {
+            entry.fail(format!("cannot read: {m}"), changes);
+            return;
+        }
+        Err(failure) => {
+            // Only a state read from the file has a stamp to keep.
+            entry.stamp = None;
+            match failure {
+                Failure::Missing => State::NotSkill(None),
+                Failure::TooLarge(n) => State::Broken(too_large(n)),
+                other => State::Broken(note(&format!("cannot read: {other}"))),
+            }
+        }
+    };
+    entry.settle(state, changes);
+}

@@ -1,0 +1,254 @@
+//! Reading the normalised fields out of a parsed frontmatter tree: the
+//! shapes each field may be written in (a list or one string, booleans as
+//! `"true"`), their defaults, and a warning for every value of the wrong
+//! shape (which falls back to its default instead of failing the skill).
+
+use crate::braces::expand_braces;
+use crate::frontmatter::{Context, Finding, Frontmatter};
+use crate::names::check_name;
+use crate::node::{Fields, Node};
+
+/// Reads fields out of the frontmatter, collecting warnings for values of
+/// the wrong shape (which fall back to their defaults).
+struct Reader<'f, 'a, 'w> {
+    fields: &'f Fields<'a>,
+    warnings: &'w mut Vec<Finding>,
+}
+
+impl<'f, 'a> Reader<'f, 'a, '_> {
+    fn get(&self, key: &str) -> Option<&'f Node<'a>> {
+        let fields: &'f Fields<'a> = self.fields;
+        match fields.iter().find(|(k, _)| k == key) {
+            None | Some((_, Node::Null)) => None,
+            Some((_, v)) => Some(v),
+        }
+    }
+
+    fn warn(&mut self, key: &str, message: String) {
+        self.warnings.push(Finding::new(None, Some(key), message));
+    }
+
+    fn text(&mut self, key: &str) -> Option<String> {
+        let value = self.get(key)?;
+        match value.scalar_text() {
+            Some(s) => {
+                let trimmed = s.trim();
+                (!trimmed.is_empty()).then(|| trimmed.to_string())
+            }
+            None => {
+                let found = value.kind();
+                self.warn(key, format!("must be text, found {found}; ignored"));
+                None
+            }
+        }
+    }
+
+    fn flag(&mut self, key: &str, default: bool) -> bool {
+        let Some(value) = self.get(key) else {
+            return default;
+        };
+        match value {
+            Node::Bool(b) => *b,
+            Node::Text(s) if s.trim().eq_ignore_ascii_case("true") => true,
+            Node::Text(s) if s.trim().eq_ignore_ascii_case("false") => false,
+            other => {
+                let found = other
+                    .scalar_text()
+                    .map_or_else(|| other.kind().to_string(), |t| t.into_owned());
+                self.warn(
+                    key,
+                    format!("must be true or false, found {found:?}; using {default}"),
+                );
+                default
+            }
+        }
+    }
+
+    /// A list given as a YAML sequence or as one string split by `split`.
+    fn list(&mut self, key: &str, split: Splitter) -> Vec<String> {
+        let Some(value) = self.get(key) else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |item: &str| {
+            let item = item.trim();
+            if !item.is_empty() && !out.iter().any(|x| x == item) {
+                out.push(item.to_string());
+            }
+        };
+        match value {
+            Node::Seq(items) => {
+                for item in items {
+                    match item.scalar_text() {
+                        Some(s) => push(&s),
+                        None => {
+                            let found = item.kind();
+                            self.warnings.push(Finding::new(
+                                None,
+                                Some(key),
+                                format!("list items must be text, found {found}"),
+                            ));
+                        }
+                    }
+                }
+            }
+            other => match other.scalar_text() {
+                Some(s) => split(&s, &mut push),
+                None => {
+                    let found = other.kind();
+                    self.warn(key, format!("must be a list or text, found {found}"));
+                }
+            },
+        }
+        out
+    }
+
+    fn metadata(&mut self) -> Vec<(String, String)> {
+        let Some(value) = self.get("metadata") else {
+            return Vec::new();
+        };
+        let Node::Map(pairs) = value else {
+            let found = value.kind();
+            self.warn("metadata", format!("must be a mapping, found {found}"));
+            return Vec::new();
+        };
+        pairs
+            .iter()
+            .filter_map(|(k, v)| {
+                let key = k.scalar_text()?.into_owned();
+                let text = match v.scalar_text() {
+                    Some(s) => s.into_owned(),
+                    None => serde_yaml::to_string(&v.to_value())
+                        .ok()?
+                        .trim_end()
+                        .to_string(),
+                };
+                Some((key, text))
+            })
+            .collect()
+    }
+}
+
+/// Splits a one-string list, handing each piece to the callback.
+type Splitter = fn(&str, &mut dyn FnMut(&str));
+
+/// Hands `out` each piece of `s` between characters for which `separator`
+/// holds, except inside `open`/`close` pairs.
+fn split_outside(
+    s: &str,
+    open: char,
+    close: char,
+    separator: fn(char) -> bool,
+    out: &mut dyn FnMut(&str),
+) {
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.saturating_sub(1);
+        } else if depth == 0 && separator(c) {
+            out(&s[start..i]);
+            start = i + c.len_utf8();
+        }
+    }
+    out(&s[start..]);
+}
+
+/// Tools: commas and whitespace separate, except inside parentheses, so
+/// `Read, Bash(git diff:*)` is two tools.
+fn split_list_item(s: &str, out: &mut dyn FnMut(&str)) {
+    split_outside(s, '(', ')', |c| c == ',' || c.is_whitespace(), out);
+}
+
+/// Globs: commas separate, except inside braces, so `*.{ts,tsx}, docs/**`
+/// is two patterns before brace expansion.
+fn split_commas(s: &str, out: &mut dyn FnMut(&str)) {
+    split_outside(s, '{', '}', |c| c == ',', out);
+}
+
+pub(crate) fn normalise(
+    raw: &str,
+    fields: &Fields<'_>,
+    default_name: &str,
+    warnings: &mut Vec<Finding>,
+) -> Result<Frontmatter, Finding> {
+    let mut f = Reader { fields, warnings };
+    let name = match f.get("name") {
+        None => default_name.to_string(),
+        Some(value) => match value.scalar_text() {
+            Some(name) => name.trim().to_string(),
+            None => {
+                let found = value.kind();
+                return Err(Finding::new(
+                    None,
+                    Some("name"),
+                    format!("must be text, found {found}"),
+                ));
+            }
+        },
+    };
+    check_name(&name).map_err(|e| Finding::new(None, Some("name"), e.to_string()))?;
+
+    let description = f.text("description");
+    if description.is_none() {
+        f.warn(
+            "description",
+            "missing: the model cannot tell when to use this skill".to_string(),
+        );
+    }
+    let context = match f.text("context") {
+        None => Context::Inline,
+        Some(c) if c.eq_ignore_ascii_case("inline") => Context::Inline,
+        Some(c) if c.eq_ignore_ascii_case("fork") => Context::Fork,
+        Some(c) => {
+            f.warn(
+                "context",
+                format!("must be inline or fork, found {c:?}; using inline"),
+            );
+            Context::Inline
+        }
+    };
+    let paths = f
+        .list("paths", split_commas)
+        .iter()
+        .flat_map(|p| expand_braces(p))
+        .fold(Vec::new(), |mut acc: Vec<String>, p| {
+            if !acc.contains(&p) {
+                acc.push(p);
+            }
+            acc
+        });
+    let aliases = f.list("aliases", split_list_item);
+    for alias in &aliases {
+        if let Err(e) = check_name(alias) {
+            f.warn("aliases", format!("alias {alias:?} is unusable: {e}"));
+        }
+    }
+    let aliases = aliases
+        .into_iter()
+        .filter(|a| check_name(a).is_ok() && *a != name)
+        .collect();
+    Ok(Frontmatter {
+        raw: raw.to_string(),
+        name,
+        description,
+        when_to_use: f.text("when_to_use"),
+        argument_hint: f.text("argument-hint"),
+        context,
+        model: f.text("model"),
+        effort: f.text("effort"),
+        allowed_tools: f.list("allowed-tools", split_list_item),
+        user_invocable: f.flag("user-invocable", true),
+        disable_model_invocation: f.flag("disable-model-invocation", false),
+        paths,
+        aliases,
+        version: f.text("version"),
+        agent: f.text("agent"),
+        pinned: f.flag("pinned", false),
+        license: f.text("license"),
+        compatibility: f.text("compatibility"),
+        metadata: f.metadata(),
+    })
+}

@@ -1,0 +1,250 @@
+//! The one `SKILL.md` parser: splits the YAML frontmatter from the Markdown
+//! body and normalises the fields.
+//!
+//! It is lenient where real-world files are messy (CRLF, a BOM, block
+//! scalars, booleans written as strings, unquoted globs, unknown fields) and
+//! strict where a wrong guess would be dangerous (unsafe names, broken YAML,
+//! files that are not UTF-8 or larger than 1 MiB). A missing `name` falls
+//! back to the folder (or flat file) name; a missing `description` is a
+//! warning, not a refusal. Unknown fields are kept in the verbatim text.
+
+use crate::fields::normalise;
+use crate::names::check_name;
+use crate::yaml::parse_fields;
+
+/// Largest skill document accepted, in bytes.
+pub const MAX_DOCUMENT_BYTES: u64 = 1024 * 1024;
+
+/// How an invoked skill runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Context {
+    /// The expanded body joins the current conversation.
+    #[default]
+    Inline,
+    /// The expanded body runs in a separate sub-agent.
+    Fork,
+}
+
+/// A skill's frontmatter, verbatim and normalised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frontmatter {
+    /// The YAML text between the `---` lines, exactly as written.
+    pub raw: String,
+    /// The declared name, or the folder (or flat file) name when none is given.
+    pub name: String,
+    /// The description, trimmed; `None` when missing or empty.
+    pub description: Option<String>,
+    /// When the model should use the skill (`when_to_use`).
+    pub when_to_use: Option<String>,
+    /// A hint for the arguments (`argument-hint`).
+    pub argument_hint: Option<String>,
+    /// Inline or fork execution (`context`).
+    pub context: Context,
+    /// The model a fork should use.
+    pub model: Option<String>,
+    /// The thinking effort a fork should use.
+    pub effort: Option<String>,
+    /// Tools the skill may use (`allowed-tools`).
+    pub allowed_tools: Vec<String>,
+    /// Whether users may invoke the skill (`user-invocable`, default true).
+    pub user_invocable: bool,
+    /// Whether the model is barred from invoking it (`disable-model-invocation`).
+    pub disable_model_invocation: bool,
+    /// Conditional-activation globs, brace expansion applied.
+    pub paths: Vec<String>,
+    /// Other names the skill answers to.
+    pub aliases: Vec<String>,
+    /// The skill's version, as text.
+    pub version: Option<String>,
+    /// The agent type a fork should run as.
+    pub agent: Option<String>,
+    /// Whether the curator keeps the skill active regardless of use.
+    pub pinned: bool,
+    /// The skill's licence.
+    pub license: Option<String>,
+    /// Environment requirements (`compatibility`).
+    pub compatibility: Option<String>,
+    /// The `metadata` map, values rendered as text.
+    pub metadata: Vec<(String, String)>,
+}
+
+impl Frontmatter {
+    /// The frontmatter a document without any gets: every field defaulted.
+    pub fn defaults(name: &str) -> Self {
+        Frontmatter {
+            raw: String::new(),
+            name: name.to_string(),
+            description: None,
+            when_to_use: None,
+            argument_hint: None,
+            context: Context::Inline,
+            model: None,
+            effort: None,
+            allowed_tools: Vec::new(),
+            user_invocable: true,
+            disable_model_invocation: false,
+            paths: Vec::new(),
+            aliases: Vec::new(),
+            version: None,
+            agent: None,
+            pinned: false,
+            license: None,
+            compatibility: None,
+            metadata: Vec::new(),
+        }
+    }
+}
+
+/// A problem found in a document: where, which field, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The 1-based line in the document, where known.
+    pub line: Option<u32>,
+    /// The frontmatter field concerned, where there is one.
+    pub field: Option<String>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl Finding {
+    pub(crate) fn new(line: Option<u32>, field: Option<&str>, message: impl Into<String>) -> Self {
+        Finding {
+            line,
+            field: field.map(str::to_string),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, "{field}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// A successfully parsed document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document<'a> {
+    /// The normalised frontmatter.
+    pub frontmatter: Frontmatter,
+    /// The Markdown after the closing `---` (the whole text when there is no
+    /// frontmatter).
+    pub body: &'a str,
+    /// Whether the document opened with a frontmatter block.
+    pub has_frontmatter: bool,
+    /// Problems that did not stop the skill from loading.
+    pub warnings: Vec<Finding>,
+}
+
+/// Whether `bytes` opens with a `---` line, which is what makes a flat `.md`
+/// file a skill (a `README.md` beside the skills is not one).
+pub fn starts_with_frontmatter(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let Some(rest) = bytes.strip_prefix(b"---") else {
+        return false;
+    };
+    let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+    rest[..line_end].iter().all(|b| b.is_ascii_whitespace())
+}
+
+/// Parses a whole skill document. `default_name` is the folder (or flat file)
+/// name used when the frontmatter gives none.
+pub fn parse_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Document<'a>, Finding> {
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // The SIMD validator is several times faster (also inside the sandbox);
+    // std's finds the position to report when it fails.
+    let text = simdutf8::basic::from_utf8(bytes)
+        .or_else(|_| std::str::from_utf8(bytes))
+        .map_err(|e| {
+            let line = line_of_offset(bytes, e.valid_up_to());
+            Finding::new(
+                Some(line),
+                None,
+                format!("not valid UTF-8 (byte {})", e.valid_up_to()),
+            )
+        })?;
+    let Some((raw, body)) = split_frontmatter(text)? else {
+        let mut frontmatter = Frontmatter::defaults(default_name);
+        check_name(&frontmatter.name)
+            .map_err(|e| Finding::new(None, Some("name"), e.to_string()))?;
+        frontmatter.raw = String::new();
+        return Ok(Document {
+            frontmatter,
+            body: text,
+            has_frontmatter: false,
+            warnings: vec![Finding::new(
+                Some(1),
+                Some("description"),
+                "no frontmatter: the skill has no description",
+            )],
+        });
+    };
+    let fields = parse_fields(raw)?;
+    let mut warnings = Vec::new();
+    let frontmatter = normalise(raw, &fields, default_name, &mut warnings)?;
+    Ok(Document {
+        frontmatter,
+        body,
+        has_frontmatter: true,
+        warnings,
+    })
+}
+
+/// The finding for a document over [`MAX_DOCUMENT_BYTES`].
+pub fn too_large(size: u64) -> Finding {
+    Finding::new(
+        None,
+        None,
+        format!("file is {size} bytes, larger than the 1 MiB limit"),
+    )
+}
+
+fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
+    let newlines = bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    u32::try_from(newlines).unwrap_or(u32::MAX - 1) + 1
+}
+
+/// Splits `---\n<yaml>\n---\n<body>`; `None` when the text does not open
+/// with a `---` line.
+fn split_frontmatter(text: &str) -> Result<Option<(&str, &str)>, Finding> {
+    let bytes = text.as_bytes();
+    // A `---` line, trailing whitespace allowed (the byte search matters
+    // inside the sandbox, where every scanned line costs).
+    let is_fence =
+        |line: &[u8]| line.starts_with(b"---") && line[3..].iter().all(u8::is_ascii_whitespace);
+    let first_end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+    if !is_fence(&bytes[..first_end]) {
+        return Ok(None);
+    }
+    let mut offset = first_end;
+    while offset < bytes.len() {
+        let line_end =
+            memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |i| offset + i + 1);
+        if is_fence(&bytes[offset..line_end]) {
+            // Both ends are at line boundaries, so both are char boundaries.
+            return Ok(Some((&text[first_end..offset], &text[line_end..])));
+        }
+        offset = line_end;
+    }
+    Err(Finding::new(
+        Some(1),
+        None,
+        "frontmatter opened with '---' on line 1 is never closed",
+    ))
+}
+
+#[cfg(test)]
+#[path = "frontmatter_tests.rs"]
+mod tests;

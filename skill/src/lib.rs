@@ -1,0 +1,38 @@
+//! The `SKILL.md` format as skillhost reads it, in one place.
+//!
+//! Every rule about what a skill document says lives here, and only here:
+//! the host, every provider component (compiled to WebAssembly), the
+//! validator, the mirror publisher and the benchmark's native baseline all
+//! use these functions, so they cannot drift apart.
+//!
+//! - [`frontmatter`]: splitting a document and normalising its fields;
+//!   [`yaml`] parses the YAML, [`json`] gives the JSON view.
+//! - [`names`]: which skill names are safe identifiers.
+//! - [`braces`]: brace expansion of `paths` globs.
+//! - [`digest`]: `sha256:<hex>` digests, made and checked.
+//! - [`segments`]: which `/`-separated paths may be joined to a base.
+//! - [`layout`]: root folder names and which entries of a root are skills.
+//!
+//! ```
+//! let doc = skillhost_skill::frontmatter::parse_document(
+//!     b"---\nname: pdf\ndescription: Read PDF files\n---\n# PDF\n",
+//!     "pdf",
+//! )
+//! .unwrap();
+//! assert_eq!(doc.frontmatter.description.as_deref(), Some("Read PDF files"));
+//! assert_eq!(doc.body, "# PDF\n");
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod braces;
+pub mod digest;
+mod fast_yaml;
+mod fields;
+pub mod frontmatter;
+pub mod json;
+pub mod layout;
+pub mod names;
+pub mod node;
+pub mod segments;
+pub mod yaml;
