@@ -46,8 +46,10 @@ fn arena(attack: &str, export: &str, armed_from_start: bool, limits: Limits) -> 
         limits,
     );
     let registry = Registry::new();
-    registry.add(hostile.clone());
-    registry.add(runtime.local_provider(good_root.path()).unwrap());
+    registry.add(hostile.clone()).unwrap();
+    registry
+        .add(runtime.local_provider(good_root.path()).unwrap())
+        .unwrap();
     Arena {
         _good_root: good_root,
         hostile_root,

@@ -224,7 +224,7 @@ fn an_incomplete_observation_keeps_the_last_complete_view_and_is_not_cached() {
         Limits::default(),
     );
     let registry = Registry::new();
-    registry.add(probe.clone());
+    registry.add(probe.clone()).unwrap();
     let healthy = registry.snapshot();
     assert!(healthy.complete);
     assert_eq!(healthy.skills.len(), 1);
@@ -289,7 +289,7 @@ fn a_provider_invalidated_during_discovery_is_asked_again_before_the_snapshot_re
         Limits::default(),
     );
     let registry = Registry::new();
-    registry.add(restless.clone());
+    registry.add(restless.clone()).unwrap();
     let catalog = registry.snapshot();
     assert_eq!(restless.stats().snapshots(), 2, "discovery ran again");
     assert!(catalog.complete);
@@ -349,13 +349,13 @@ fn a_replaced_provider_with_the_same_id_is_not_invalidated_by_the_old_one() {
     let runtime = runtime();
     let registry = Registry::new();
     let old = runtime.local_provider(root.path()).unwrap();
-    registry.add(old.clone());
+    registry.add(old.clone()).unwrap();
     registry.snapshot();
     let id = old.id().to_string();
     registry.remove(&id);
     let new = runtime.local_provider(root.path()).unwrap();
     assert_eq!(new.id(), id);
-    registry.add(new.clone());
+    registry.add(new.clone()).unwrap();
     registry.snapshot();
     old.invalidate();
     assert!(!new.signals().is_dirty(), "identity, not id");

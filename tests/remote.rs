@@ -49,7 +49,7 @@ impl Site {
     fn registry(&self, source: RemoteSource) -> (Registry, Arc<Provider>) {
         let provider = self.runtime.remote_provider(&source).unwrap();
         let registry = Registry::new();
-        registry.add(provider.clone());
+        registry.add(provider.clone()).unwrap();
         (registry, provider)
     }
 
@@ -438,14 +438,16 @@ fn remote_skills_never_shadow_local_ones_and_bundled_come_last() {
     );
     std::fs::copy(site.out.path().join("index.json"), copy.join("index.json")).unwrap();
     let again = Registry::new();
-    again.add(site.runtime.remote_provider(&site.source()).unwrap());
+    again
+        .add(site.runtime.remote_provider(&site.source()).unwrap())
+        .unwrap();
     let mut twin = site.source();
     twin.url = format!("{}copy/index.json", site.nginx.url());
     let twin = site.runtime.provider(skillhost::ProviderSpec {
         id: "remote:team-twin".into(),
         ..site.runtime.remote_spec(&twin).unwrap()
     });
-    again.add(twin);
+    again.add(twin).unwrap();
     let catalog = again.snapshot();
     let d = diagnostic_containing(&catalog, "is shadowed by");
     assert!(d.message.contains("team:"), "{}", d.message);

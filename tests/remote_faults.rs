@@ -40,8 +40,12 @@ fn file(out: &std::path::Path, path: &str) -> Reply {
 fn registry(runtime: &Runtime, source: &RemoteSource) -> (Registry, tempfile::TempDir) {
     let local = tree(&[("steady/SKILL.md", skill_md("steady", "Local").as_bytes())]);
     let registry = Registry::new();
-    registry.add(runtime.remote_provider(source).unwrap());
-    registry.add(runtime.local_provider(local.path()).unwrap());
+    registry
+        .add(runtime.remote_provider(source).unwrap())
+        .unwrap();
+    registry
+        .add(runtime.local_provider(local.path()).unwrap())
+        .unwrap();
     (registry, local)
 }
 
@@ -205,8 +209,12 @@ fn a_remote_poll_waiting_on_a_slow_server_does_not_hold_up_a_local_change() {
     source.poll = Duration::from_millis(50);
     let local = tempfile::tempdir().unwrap();
     let registry = Registry::new();
-    registry.add(runtime.remote_provider(&source).unwrap());
-    registry.add(runtime.local_provider(local.path()).unwrap());
+    registry
+        .add(runtime.remote_provider(&source).unwrap())
+        .unwrap();
+    registry
+        .add(runtime.local_provider(local.path()).unwrap())
+        .unwrap();
     registry.watch(WatchOptions::default()).unwrap();
     let first = registry.snapshot();
     assert!(first.complete, "{:?}", first.diagnostics);

@@ -78,7 +78,9 @@ fn a_looping_export_is_stopped_by_its_deadline_while_another_provider_keeps_answ
         },
     );
     let healthy = Registry::new();
-    healthy.add(runtime.local_provider(corpus()).unwrap());
+    healthy
+        .add(runtime.local_provider(corpus()).unwrap())
+        .unwrap();
     healthy.snapshot();
 
     let started = Instant::now();

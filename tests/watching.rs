@@ -30,7 +30,9 @@ fn live_in(roots: Vec<(PathBuf, Scope)>, options: WatchOptions) -> Live {
     let runtime = runtime();
     let registry = Registry::new();
     for (root, scope) in roots {
-        registry.add(runtime.local_provider_in(root, scope).unwrap());
+        registry
+            .add(runtime.local_provider_in(root, scope).unwrap())
+            .unwrap();
     }
     registry.watch(options).unwrap();
     let (tx, rx) = mpsc::channel();
@@ -349,7 +351,9 @@ fn project_watchers_are_bounded_and_the_least_recently_observed_is_evicted() {
                 skill_md(&format!("p{i}"), "v1").as_bytes(),
             );
             let registry = Registry::new();
-            registry.add(runtime.local_provider_in(&root, Scope::Project).unwrap());
+            registry
+                .add(runtime.local_provider_in(&root, Scope::Project).unwrap())
+                .unwrap();
             registry.watch_with(watcher.clone());
             registry.snapshot();
             (dir, root, registry)

@@ -50,18 +50,18 @@ impl Ctx {
         } else if let Some(config) = &self.config {
             let registry = config.registry(runtime)?;
             for remote in &remotes {
-                registry.add(runtime.remote_provider(remote)?);
+                registry.add(runtime.remote_provider(remote)?)?;
             }
             registry
         } else {
             let registry = Registry::new();
             for (root, scope) in default_roots(cwd, std::env::home_dir().as_deref()) {
-                registry.add(runtime.local_provider_in(root, scope)?);
+                registry.add(runtime.local_provider_in(root, scope)?)?;
             }
             for remote in &remotes {
-                registry.add(runtime.remote_provider(remote)?);
+                registry.add(runtime.remote_provider(remote)?)?;
             }
-            registry.add(runtime.bundled_provider()?);
+            registry.add(runtime.bundled_provider()?)?;
             registry
         };
         if sources.no_bundled {
@@ -84,7 +84,7 @@ impl Ctx {
     ) -> Result<Registry> {
         let registry = self.registry_at(sources, cwd)?;
         for root in activation::discovered_roots(log) {
-            registry.add(self.runtime.local_provider_in(root, Scope::Project)?);
+            registry.add(self.runtime.local_provider_in(root, Scope::Project)?)?;
         }
         Ok(registry)
     }

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use skillhost::Catalog;
+use skillhost::text::clean;
 use std::io::Write;
 
 /// Prints `value` as indented JSON.
@@ -22,7 +23,9 @@ pub fn print_text(text: &str) -> Result<()> {
     Ok(())
 }
 
-/// The human-readable catalog: one line per skill, then diagnostics.
+/// The human-readable catalog: one line per skill, then diagnostics. What
+/// skills and providers say is cleaned of control characters (ANSI
+/// escapes, bidirectional overrides) before it reaches a terminal.
 pub fn render_catalog(catalog: &Catalog) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
@@ -34,13 +37,13 @@ pub fn render_catalog(catalog: &Catalog) -> String {
         .unwrap_or(0);
     for skill in &catalog.skills {
         let description = skill.description().unwrap_or("(no description)");
-        let first_line = description.lines().next().unwrap_or_default();
-        let _ = writeln!(out, "{:width$}  {first_line}", skill.name());
+        let first_line = clean(description.lines().next().unwrap_or_default());
+        let _ = writeln!(out, "{:width$}  {first_line}", clean(skill.name()));
     }
     if !catalog.diagnostics.is_empty() {
         out.push('\n');
         for d in &catalog.diagnostics {
-            let _ = writeln!(out, "{d}");
+            let _ = writeln!(out, "{}", clean(&d.to_string()));
         }
     }
     let _ = writeln!(

@@ -81,6 +81,14 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A provider with this id is already registered.
+    #[error(
+        "a provider with the id {id:?} is already registered; give one of them another id or label"
+    )]
+    DuplicateProvider {
+        /// The id.
+        id: String,
+    },
     /// A remote source is misconfigured.
     #[error("remote {url}: {message}")]
     Remote {

@@ -93,7 +93,7 @@ pub mod registry;
 mod runtime;
 pub mod sandbox;
 pub mod session;
-mod text;
+pub mod text;
 
 pub use error::Error;
 pub use model::{Catalog, Diagnostic, Location, Scope, Severity, Skill, SkillDocument};

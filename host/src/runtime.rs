@@ -131,7 +131,7 @@ impl Runtime {
     pub fn registry_for_roots(&self, roots: &[impl AsRef<Path>]) -> Result<Registry, Error> {
         let registry = Registry::new();
         for root in roots {
-            registry.add(self.local_provider(root.as_ref())?);
+            registry.add(self.local_provider(root.as_ref())?)?;
         }
         Ok(registry)
     }
@@ -140,10 +140,10 @@ impl Runtime {
     pub fn registry_for_sources(&self, sources: &Sources) -> Result<Registry, Error> {
         let registry = self.registry_for_roots(&sources.roots)?;
         for remote in &sources.remotes {
-            registry.add(self.remote_provider(remote)?);
+            registry.add(self.remote_provider(remote)?)?;
         }
         if sources.bundled {
-            registry.add(self.bundled_provider()?);
+            registry.add(self.bundled_provider()?)?;
         }
         Ok(registry)
     }
@@ -158,9 +158,9 @@ impl Runtime {
     ) -> Result<Registry, Error> {
         let registry = Registry::new();
         for (root, scope) in local::default_roots(cwd, home) {
-            registry.add(self.local_provider_in(root, scope)?);
+            registry.add(self.local_provider_in(root, scope)?)?;
         }
-        registry.add(self.bundled_provider()?);
+        registry.add(self.bundled_provider()?)?;
         Ok(registry)
     }
 }

@@ -1,6 +1,8 @@
 //! Text a provider or a file supplied, made safe to show: cut to a length
-//! on a character boundary, with control characters (which would let it
-//! forge lines in listings, logs and terminals) turned into spaces.
+//! on a character boundary, with control characters turned into spaces.
+//! Control characters (newlines, ANSI escapes), Unicode line and paragraph
+//! separators, and bidirectional overrides would let the text forge lines
+//! or reorder what a reader sees in listings, logs and terminals.
 
 /// `text` cut to at most `max` bytes on a character boundary.
 pub fn clip(text: &str, max: usize) -> &str {
@@ -14,10 +16,25 @@ pub fn clip(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// `text` with every control character but the tab replaced by a space.
+/// Whether `c` may not be shown as it is: a control character (the tab
+/// excepted), a line or paragraph separator, or a bidirectional control.
+pub fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\t')
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{061C}' | '\u{200E}' | '\u{200F}'
+                | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` with every unsafe character (see [`is_unsafe`]) replaced by a
+/// space.
 pub fn clean(text: &str) -> String {
+    if !text.chars().any(is_unsafe) {
+        return text.to_string();
+    }
     text.chars()
-        .map(|c| if c.is_control() && c != '\t' { ' ' } else { c })
+        .map(|c| if is_unsafe(c) { ' ' } else { c })
         .collect()
 }
 
@@ -41,5 +58,7 @@ mod tests {
     fn control_characters_cannot_forge_lines() {
         assert_eq!(clean("a\nerror: b\u{1b}[0m\tc"), "a error: b [0m\tc");
         assert_eq!(shown("x\ny", 1), "x");
+        assert_eq!(clean("a\u{2028}b\u{202E}c\u{2066}d"), "a b c d");
+        assert_eq!(clean("plain é 技能"), "plain é 技能");
     }
 }

@@ -1,8 +1,9 @@
 //! Which skill names are safe to use as identifiers.
 //!
-//! A skill name ends up in slash commands, tool arguments, `skill://` URIs and
-//! file paths, so the lenient loader still refuses names that could escape a
-//! folder, break a line-oriented listing or impersonate a remote namespace.
+//! A skill name ends up in slash commands, tool arguments, `skill://` URIs,
+//! file paths and the listing the model reads, so the lenient loader still
+//! refuses names that could escape a folder, break a line-oriented listing,
+//! open or close a tag in it, or impersonate a remote namespace.
 
 /// Longest accepted name, in characters.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -24,6 +25,11 @@ pub enum UnsafeName {
     NamespaceSeparator,
     /// The name starts or ends with whitespace.
     SurroundingWhitespace,
+    /// The name contains `<` or `>`, which would read as markup in the
+    /// listing the model is given.
+    AngleBracket(char),
+    /// The name contains a Unicode line or paragraph separator.
+    LineSeparator(char),
 }
 
 impl std::fmt::Display for UnsafeName {
@@ -45,6 +51,12 @@ impl std::fmt::Display for UnsafeName {
             }
             UnsafeName::SurroundingWhitespace => {
                 write!(f, "name starts or ends with whitespace")
+            }
+            UnsafeName::AngleBracket(c) => {
+                write!(f, "name contains {c:?}, which reads as markup")
+            }
+            UnsafeName::LineSeparator(c) => {
+                write!(f, "name contains the line separator {c:?}")
             }
         }
     }
@@ -75,6 +87,12 @@ pub fn check_name(name: &str) -> Result<(), UnsafeName> {
     }
     if name.contains(':') {
         return Err(UnsafeName::NamespaceSeparator);
+    }
+    if let Some(c) = name.chars().find(|c| matches!(c, '<' | '>')) {
+        return Err(UnsafeName::AngleBracket(c));
+    }
+    if let Some(c) = name.chars().find(|c| matches!(c, '\u{2028}' | '\u{2029}')) {
+        return Err(UnsafeName::LineSeparator(c));
     }
     Ok(())
 }
@@ -113,5 +131,19 @@ mod tests {
             Err(UnsafeName::NamespaceSeparator)
         );
         assert_eq!(check_name(" x"), Err(UnsafeName::SurroundingWhitespace));
+    }
+
+    #[test]
+    fn refuses_markup_and_line_separators() {
+        assert_eq!(
+            check_name("</available_skills>"),
+            Err(UnsafeName::PathSeparator('/'))
+        );
+        assert_eq!(check_name("a<b"), Err(UnsafeName::AngleBracket('<')));
+        assert_eq!(check_name("a>b"), Err(UnsafeName::AngleBracket('>')));
+        assert_eq!(
+            check_name("a\u{2028}b"),
+            Err(UnsafeName::LineSeparator('\u{2028}'))
+        );
     }
 }

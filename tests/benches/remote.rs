@@ -62,7 +62,9 @@ fn main() {
     let mut cold = Vec::new();
     for _ in 0..ROUNDS {
         let registry = Registry::new();
-        registry.add(runtime.remote_provider(&source).expect("a provider"));
+        registry
+            .add(runtime.remote_provider(&source).expect("a provider"))
+            .unwrap();
         let started = Instant::now();
         let catalog = registry.snapshot();
         cold.push(started.elapsed());
@@ -71,7 +73,7 @@ fn main() {
 
     let registry = Registry::new();
     let provider = runtime.remote_provider(&source).expect("a provider");
-    registry.add(provider.clone());
+    registry.add(provider.clone()).unwrap();
     assert_eq!(registry.snapshot().skills.len(), SKILLS);
     let mut unchanged = Vec::new();
     for _ in 0..ROUNDS {

@@ -84,7 +84,7 @@ fn an_incomplete_snapshot_keeps_the_last_complete_view() {
         Limits::default(),
     );
     let registry = Registry::new();
-    registry.add(probe.clone());
+    registry.add(probe.clone()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut log = JsonlLog::open(&dir.path().join("s.jsonl")).unwrap();
     let injector = Injector::default();

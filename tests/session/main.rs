@@ -68,11 +68,13 @@ impl Project {
         // skills are tested in remote.rs and the CLI tests.
         registry.remove("bundled");
         for root in activation::discovered_roots(&log) {
-            registry.add(
-                self.runtime
-                    .local_provider_in(root, Scope::Project)
-                    .unwrap(),
-            );
+            registry
+                .add(
+                    self.runtime
+                        .local_provider_in(root, Scope::Project)
+                        .unwrap(),
+                )
+                .unwrap();
         }
         (registry, log)
     }

@@ -83,7 +83,7 @@ pub fn run(skills: usize, events: usize, rounds: usize) -> CatalogReport {
                 })
             })
             .collect(),
-        diagnostics: Vec::new(),
+        ..Catalog::default()
     };
     let mut log = MemoryLog::default();
     for i in 0..events {

@@ -125,7 +125,7 @@ impl Site {
         generate_tree(&root, options.background)?;
         let root = std::fs::canonicalize(&root).context("cannot resolve the generated tree")?;
         let registry = Registry::new();
-        registry.add(runtime.local_provider(&root)?);
+        registry.add(runtime.local_provider(&root)?)?;
         registry.watch(WatchOptions {
             mode: options.mode,
             window: options.window,

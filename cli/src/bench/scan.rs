@@ -172,7 +172,7 @@ pub fn run(runtime: &Runtime, options: BenchOptions) -> Result<BenchReport> {
 
     let warm_registry = Registry::new();
     let warm_provider = runtime.local_provider(&root)?;
-    warm_registry.add(warm_provider.clone());
+    warm_registry.add(warm_provider.clone())?;
     check(
         warm_registry.snapshot().skills.len(),
         options.skills,
@@ -201,7 +201,7 @@ pub fn run(runtime: &Runtime, options: BenchOptions) -> Result<BenchReport> {
         let cold = || -> Result<Duration> {
             let (elapsed, found) = timed(|| -> Result<usize> {
                 let registry = Registry::new();
-                registry.add(runtime.local_provider(&root)?);
+                registry.add(runtime.local_provider(&root)?)?;
                 Ok(registry.snapshot().skills.len())
             });
             check(found?, options.skills, "cold snapshot")?;

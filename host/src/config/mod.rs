@@ -137,8 +137,11 @@ impl Config {
         let registry = Registry::new();
         for provider in &self.providers {
             let at = format!("{}:{}", self.path.display(), provider.line);
-            match self.spec(runtime, provider) {
-                Ok(spec) => registry.add(runtime.provider(spec)),
+            match self
+                .spec(runtime, provider)
+                .and_then(|spec| registry.add(runtime.provider(spec)))
+            {
+                Ok(()) => {}
                 Err(e) => registry.report(
                     Diagnostic::error(at, format!("provider {} not started: {e}", provider.id))
                         .from_source(&provider.id),
@@ -146,7 +149,7 @@ impl Config {
             }
         }
         if self.bundled {
-            registry.add(runtime.bundled_provider()?);
+            registry.add(runtime.bundled_provider()?)?;
         }
         Ok(registry)
     }

@@ -14,6 +14,10 @@ pub struct Catalog {
     pub skills: Vec<Arc<Skill>>,
     /// Everything worth telling the user.
     pub diagnostics: Vec<Diagnostic>,
+    /// Some provider has never given a complete view and is still within
+    /// its grace: publishing now could drop its skills, so injection waits.
+    /// (Other incomplete providers contribute their last complete view.)
+    pub held_back: bool,
 }
 
 impl Catalog {

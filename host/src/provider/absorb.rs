@@ -95,11 +95,10 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
             held.rejected.clear();
             return Absorbed {
                 view: ProviderView {
-                    skills: Vec::new(),
                     diagnostics: vec![
                         Diagnostic::error(from.location, message).from_source(from.id),
                     ],
-                    complete: false,
+                    ..ProviderView::default()
                 },
                 received: 0,
             };
@@ -107,14 +106,24 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
     }
     let received = obs.skills.len();
     let mut overflow = 0usize;
+    let mut too_big = 0usize;
+    let mut unremembered = 0usize;
+    let mut bytes = 0usize;
     for entry in obs.skills {
         if held.skills.len() >= caps.max_skills && !held.skills.contains_key(&entry.path) {
             overflow += 1;
             continue;
         }
+        let size = boundary::entry_bytes(&entry);
         let path = entry.path.clone();
         match boundary::skill(entry, from.grants, from.id, caps) {
+            // What the host keeps of one observation is bounded; an entry
+            // refused at the boundary is dropped, so only kept ones count.
+            Ok(_) if bytes.saturating_add(size) > caps.max_observation_bytes => {
+                too_big += 1;
+            }
             Ok(mut skill) => {
+                bytes += size;
                 skill.scope = from.scope;
                 from.namespace.apply(&mut skill);
                 held.rejected.remove(&path);
@@ -122,6 +131,10 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
             }
             Err(reason) => {
                 held.skills.remove(&path);
+                if held.rejected.len() >= caps.max_rejected && !held.rejected.contains_key(&path) {
+                    unremembered += 1;
+                    continue;
+                }
                 let d = boundary::rejected(&path, from.grants, from.id, &reason);
                 held.rejected.insert(path, d);
             }
@@ -141,6 +154,30 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
             .from_source(from.id),
         );
     }
+    if too_big > 0 {
+        diagnostics.push(
+            Diagnostic::error(
+                from.location,
+                format!(
+                    "sent more than {} bytes of entries in one observation; {too_big} were dropped",
+                    caps.max_observation_bytes
+                ),
+            )
+            .from_source(from.id),
+        );
+    }
+    if unremembered > 0 {
+        diagnostics.push(
+            Diagnostic::error(
+                from.location,
+                format!(
+                    "{unremembered} more entries were refused beyond the {} the host keeps diagnostics for",
+                    caps.max_rejected
+                ),
+            )
+            .from_source(from.id),
+        );
+    }
     diagnostics.extend(boundary::diagnostics(
         obs.diagnostics,
         from.grants,
@@ -152,6 +189,7 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
             skills: held.skills.values().cloned().collect(),
             diagnostics,
             complete: obs.complete,
+            ..ProviderView::default()
         },
         received,
     }

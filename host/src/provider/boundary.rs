@@ -28,7 +28,23 @@ pub struct Caps {
     pub max_body: usize,
     /// Most diagnostics kept from one observation.
     pub max_diagnostics: usize,
+    /// Most entries refused at the boundary the host remembers (each is a
+    /// diagnostic it keeps showing).
+    pub max_rejected: usize,
+    /// Most bytes of entries one observation may carry; entries past it
+    /// are dropped with a diagnostic.
+    pub max_observation_bytes: usize,
+    /// Most files one skill may list (the MCP Skills Extension's limit).
+    pub max_resources: usize,
+    /// Most bytes one skill's files may add up to, and one file may have
+    /// (the MCP Skills Extension's limit).
+    pub max_resource_bytes: u64,
 }
+
+/// Files per skill the MCP Skills Extension allows.
+pub const MAX_RESOURCES: usize = 512;
+/// Bytes per skill the MCP Skills Extension allows.
+pub const MAX_RESOURCE_BYTES: u64 = 16 * 1024 * 1024;
 
 impl Default for Caps {
     fn default() -> Self {
@@ -39,8 +55,39 @@ impl Default for Caps {
             max_list: 256,
             max_body: MAX_DOCUMENT_BYTES as usize,
             max_diagnostics: 1_000,
+            max_rejected: 1_000,
+            max_observation_bytes: 64 * 1024 * 1024,
+            max_resources: MAX_RESOURCES,
+            max_resource_bytes: MAX_RESOURCE_BYTES,
         }
     }
+}
+
+/// Roughly what an entry costs the host to hold: the bytes of its texts.
+pub fn entry_bytes(entry: &wit::SkillEntry) -> usize {
+    let f = &entry.frontmatter;
+    let text = |t: &Option<String>| t.as_ref().map_or(0, String::len);
+    let list = |l: &[String]| l.iter().map(String::len).sum::<usize>();
+    entry.path.len()
+        + entry.base.len()
+        + f.raw.len()
+        + f.name.len()
+        + text(&f.description)
+        + text(&f.when_to_use)
+        + text(&f.argument_hint)
+        + text(&f.model)
+        + text(&f.effort)
+        + text(&f.version)
+        + text(&f.agent)
+        + text(&f.license)
+        + text(&f.compatibility)
+        + list(&f.allowed_tools)
+        + list(&f.paths)
+        + list(&f.aliases)
+        + f.metadata
+            .iter()
+            .map(|(k, v)| k.len() + v.len())
+            .sum::<usize>()
 }
 
 /// Translates and validates a provider's diagnostics (capped).
@@ -146,6 +193,20 @@ pub fn document(
 
 /// Validates a resource listing.
 pub fn resources(list: Vec<wit::Resource>, caps: &Caps) -> Result<Vec<SkillResource>, String> {
+    if list.len() > caps.max_resources {
+        return Err(format!(
+            "listed {} files, over the limit of {} per skill",
+            list.len(),
+            caps.max_resources
+        ));
+    }
+    let total = list.iter().fold(0u64, |sum, r| sum.saturating_add(r.size));
+    if total > caps.max_resource_bytes {
+        return Err(format!(
+            "its files add up to {total} bytes, over the limit of {} per skill",
+            caps.max_resource_bytes
+        ));
+    }
     list.into_iter()
         .map(|r| {
             let relative_ok = segments::is_relative(&r.path) && r.path.len() <= caps.max_text;

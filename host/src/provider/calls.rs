@@ -99,7 +99,16 @@ impl Provider {
                 })
             })
             .map_err(|f| self.faulted(f))?;
-        answer.map_err(|e| self.refused(e))
+        let bytes = answer.map_err(|e| self.refused(e))?;
+        if bytes.len() as u64 > self.spec.caps.max_resource_bytes {
+            return Err(self.boundary_error(format!(
+                "{:?} is {} bytes, over the limit of {} per file",
+                clip(path, 256),
+                bytes.len(),
+                self.spec.caps.max_resource_bytes
+            )));
+        }
+        Ok(bytes)
     }
 
     /// Delivers changes seen at host paths; paths outside the grants are

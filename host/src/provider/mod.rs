@@ -79,6 +79,8 @@ pub struct Provider {
     health: Mutex<Health>,
     held: Mutex<Held>,
     views: Mutex<Views>,
+    /// When the registry first asked for its view, for the startup grace.
+    first_asked: std::sync::OnceLock<std::time::Instant>,
     stats: ProviderStats,
 }
 
@@ -95,6 +97,7 @@ impl Provider {
             health: Mutex::new(Health::default()),
             held: Mutex::new(Held::default()),
             views: Mutex::new(Views::default()),
+            first_asked: std::sync::OnceLock::new(),
             stats: ProviderStats::default(),
         })
     }

@@ -10,6 +10,7 @@ use crate::sandbox::Fault;
 use crate::sandbox::bindings::v0_1_0::types as wit;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 /// What one provider currently contributes to the catalog.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -20,6 +21,13 @@ pub struct ProviderView {
     pub diagnostics: Vec<Diagnostic>,
     /// Whether it saw everything.
     pub complete: bool,
+    /// Whether `skills` come from a complete observation, now or earlier
+    /// (an incomplete provider shows its last complete view).
+    pub seen_complete: bool,
+    /// Whether the provider has never given a complete view and is still
+    /// within its grace: a catalog published now could drop its skills
+    /// (a root mid-checkout at start), so publication waits.
+    pub holds_back: bool,
 }
 
 /// The last complete view and the current one.
@@ -42,23 +50,59 @@ impl Provider {
         }
         let (generation, rescan) = self.signals.begin_observation();
         self.stats.snapshots.fetch_add(1, Ordering::Relaxed);
+        let first_asked = *self.first_asked.get_or_init(Instant::now);
         let fresh = self.observe_now(rescan);
         let view = {
             let mut views = super::lock(&self.views);
             let view = if fresh.complete {
-                let fresh = Arc::new(fresh);
+                let fresh = Arc::new(ProviderView {
+                    seen_complete: true,
+                    ..fresh
+                });
                 views.last_complete = Some(fresh.clone());
                 fresh
             } else {
                 self.signals.retry_later();
+                let mut diagnostics = fresh.diagnostics;
+                let seen_complete = views.last_complete.is_some();
+                let waited = first_asked.elapsed();
+                let holds_back = !seen_complete && waited < self.spec.limits.startup_grace;
+                if seen_complete {
+                    diagnostics.push(
+                        Diagnostic::warning(
+                            self.location(),
+                            format!(
+                                "provider {} is incomplete: its last complete view is shown",
+                                self.id()
+                            ),
+                        )
+                        .from_source(self.id())
+                        .on_field("stale"),
+                    );
+                } else if !holds_back {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            self.location(),
+                            format!(
+                                "provider {} has given no complete view in {} ms; the catalog goes on without it",
+                                self.id(),
+                                waited.as_millis()
+                            ),
+                        )
+                        .from_source(self.id())
+                        .on_field("failed"),
+                    );
+                }
                 Arc::new(ProviderView {
                     skills: views
                         .last_complete
                         .as_ref()
                         .map(|v| v.skills.clone())
                         .unwrap_or_default(),
-                    diagnostics: fresh.diagnostics,
+                    diagnostics,
                     complete: false,
+                    seen_complete,
+                    holds_back,
                 })
             };
             let view = self.with_refusals(view);
@@ -100,9 +144,8 @@ impl Provider {
             Err(fault) => {
                 held.clear();
                 ProviderView {
-                    skills: Vec::new(),
                     diagnostics: vec![self.fault_diagnostic(&fault)],
-                    complete: false,
+                    ..ProviderView::default()
                 }
             }
         }

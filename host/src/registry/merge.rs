@@ -21,6 +21,7 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
     let mut files: HashSet<&Location> = HashSet::new();
     for view in views {
         catalog.complete &= view.complete;
+        catalog.held_back |= view.holds_back;
         catalog.diagnostics.extend(view.diagnostics.iter().cloned());
         for skill in &view.skills {
             if !files.insert(&skill.path) {
@@ -81,8 +82,9 @@ mod tests {
     fn view(skills: Vec<Arc<Skill>>, complete: bool) -> Arc<ProviderView> {
         Arc::new(ProviderView {
             skills,
-            diagnostics: Vec::new(),
             complete,
+            seen_complete: complete,
+            ..ProviderView::default()
         })
     }
 

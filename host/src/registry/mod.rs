@@ -127,15 +127,26 @@ impl Registry {
         lock(&self.watcher).clone()
     }
 
-    /// Adds a provider below every provider already registered.
-    pub fn add(&self, provider: Arc<Provider>) {
-        provider.signals().set_notify(lock(&self.notify).clone());
+    /// Adds a provider below every provider already registered. Ids are
+    /// unique: a provider whose id is taken is refused (two sources that
+    /// would share an id need distinct labels or ids).
+    pub fn add(&self, provider: Arc<Provider>) -> Result<(), Error> {
+        {
+            let mut providers = self.write();
+            if providers.iter().any(|p| p.id() == provider.id()) {
+                return Err(Error::DuplicateProvider {
+                    id: provider.id().to_string(),
+                });
+            }
+            provider.signals().set_notify(lock(&self.notify).clone());
+            providers.push(provider.clone());
+        }
         if let (Some(poller), Some(every)) = (lock(&self.poller).as_ref(), provider.poll_interval())
         {
             poller.add(&provider, every);
         }
-        self.write().push(provider);
         self.changed();
+        Ok(())
     }
 
     /// Removes and disposes the provider with this id; its late callbacks do
@@ -235,8 +246,18 @@ impl Registry {
                 .collect();
             settled &= generation == self.generation.load(Ordering::Acquire);
             if settled || attempt == MAX_DISCOVERY_RETRIES {
+                // A provider that invalidates itself on every attempt is
+                // used as it last answered: it cannot hold the catalog back.
                 let mut catalog = merge(&views);
-                catalog.complete &= settled;
+                if !settled {
+                    catalog.diagnostics.push(Diagnostic::warning(
+                        "skillhost",
+                        format!(
+                            "a provider changed during each of {} discovery attempts; its latest view is used",
+                            MAX_DISCOVERY_RETRIES + 1
+                        ),
+                    ));
+                }
                 catalog
                     .diagnostics
                     .extend(lock(&self.reported).iter().cloned());
@@ -338,9 +359,9 @@ fn observe(provider: &Arc<Provider>, watcher: Option<&Watcher>) -> (Arc<Provider
             .from_source(provider.id()),
         );
         view = Arc::new(ProviderView {
-            skills: view.skills.clone(),
             diagnostics,
             complete: false,
+            ..(*view).clone()
         });
     }
     (view, changed)

@@ -4,7 +4,7 @@
 
 use super::bindings::v0_1_0::{SkillProvider, SkillProviderPre};
 use super::compile_cache::{CacheOutcome, CompileCache};
-use super::imports::denied;
+use super::imports::{denied, wasi};
 use super::state::HostState;
 use super::ticker::{TickGuard, Ticker};
 use crate::error::Error;
@@ -51,6 +51,7 @@ fn linker(engine: &Engine) -> wasmtime::Result<Linker<HostState>> {
     // Outgoing HTTP, gated per provider by its granted origins.
     wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     denied::shadow(&mut linker)?;
+    wasi::shadow(&mut linker)?;
     SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
     Ok(linker)
 }

@@ -22,6 +22,9 @@ pub enum FaultKind {
     /// The provider tried to pass more data across the boundary than
     /// wasmtime allows in one call.
     Size,
+    /// The provider went past a bound the host sets on what it may hold
+    /// (instances, memories, tables, open resources).
+    Limit,
 }
 
 impl FaultKind {
@@ -35,6 +38,7 @@ impl FaultKind {
             FaultKind::Init => "init",
             FaultKind::Flood => "flood",
             FaultKind::Size => "size",
+            FaultKind::Limit => "limit",
         }
     }
 }
@@ -108,6 +112,27 @@ pub(crate) fn classify(error: wasmtime::Error, state: &HostState) -> Fault {
         return Fault::new(
             FaultKind::Size,
             with_tail("tried to pass more data across the boundary than one call may".to_string()),
+        );
+    }
+    if let Some(full) = error.downcast_ref::<wasmtime::component::ResourceTableError>() {
+        return Fault::new(
+            FaultKind::Limit,
+            with_tail(format!(
+                "held more than {} open resources (descriptors, streams, requests): {full}",
+                super::limits::MAX_RESOURCES
+            )),
+        );
+    }
+    let text = format!("{error:#}");
+    if text.contains("resource limit exceeded") {
+        return Fault::new(
+            FaultKind::Limit,
+            with_tail(format!(
+                "{text} (at most {} instances, {} memories, {} tables per provider)",
+                super::limits::MAX_INSTANCES,
+                super::limits::MAX_MEMORIES,
+                super::limits::MAX_TABLES
+            )),
         );
     }
     if error.downcast_ref::<DeadlineExceeded>().is_some() {

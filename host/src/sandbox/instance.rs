@@ -14,7 +14,7 @@ use super::grants::Grants;
 use super::imports::files::{FilesCtx, Mounts};
 use super::imports::host::HostCtx;
 use super::imports::http::HttpCtx;
-use super::limits::{Limiter, Limits};
+use super::limits::{Limiter, Limits, MAX_CALL_BYTES, MAX_RESOURCES};
 use super::refusals::Refusals;
 use super::state::{CallClock, HostState, Stdio};
 use super::{InstanceId, Upcalls};
@@ -100,9 +100,13 @@ fn store(engine: &SandboxEngine, start: &Start<'_>) -> Store<HostState> {
     let stdio = Stdio::new();
     let provider = start.upcalls.provider_id();
     let (wasi, mounts) = wasi(&start.grants, &start.refusals, &stdio, provider);
+    let mut table = ResourceTable::new();
+    // Every descriptor, stream and HTTP request the guest holds is an
+    // entry: a full table refuses (traps) instead of the host running out.
+    table.set_max_capacity(MAX_RESOURCES);
     let state = HostState {
         wasi,
-        table: ResourceTable::new(),
+        table,
         call: CallClock::new(start.limits.deadline),
         limiter: Limiter::new(start.limits.memory_bytes),
         host: HostCtx::new(
@@ -117,7 +121,9 @@ fn store(engine: &SandboxEngine, start: &Start<'_>) -> Store<HostState> {
         stdio,
     };
     let mut store = Store::new(engine.engine(), state);
+    // The limiter's counts are read here, once.
     store.limiter(|state| &mut state.limiter);
+    store.set_hostcall_fuel(MAX_CALL_BYTES);
     store.epoch_deadline_callback(|ctx| {
         if Instant::now() >= ctx.data().call.deadline {
             Err(DeadlineExceeded.into())

@@ -32,6 +32,7 @@ pub use limits::Limits;
 pub(crate) use refusals::Refusals;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Identifies one instance among every instance of a process, so a
@@ -64,6 +65,9 @@ pub(crate) struct WatchTarget {
     pub host: PathBuf,
     /// Levels of subfolders watched too.
     pub depth: u32,
+    /// The host folders the instance may see: a watch follows a symlinked
+    /// folder only into these.
+    pub within: Arc<[PathBuf]>,
 }
 
 /// What an instance reports to whoever runs it. Called from inside host

@@ -204,7 +204,7 @@ pub fn touch(
         .map(|s| s.name().to_string())
         .collect();
     for root in &nested {
-        registry.add(runtime.local_provider_in(root, Scope::Project)?);
+        registry.add(runtime.local_provider_in(root, Scope::Project)?)?;
     }
     record_discovered(&nested, log)?;
     let catalog = registry.snapshot();

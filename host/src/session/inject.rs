@@ -30,7 +30,9 @@ pub enum Outcome {
     Unchanged,
     /// Every skill is gone: an explicit empty catalog was appended.
     Tombstone,
-    /// The snapshot was incomplete: the last complete view stands.
+    /// The snapshot was incomplete and changed nothing the model sees, or a
+    /// provider has not yet given its first complete view: the last
+    /// published catalog stands.
     KeptIncomplete,
     /// Nothing was ever published and there is nothing to publish.
     None,
@@ -85,18 +87,28 @@ impl Default for Injector {
 impl Injector {
     /// Full-replacement mode: appends zero or one catalog event.
     pub fn replace(&self, catalog: &Catalog, log: &mut dyn SessionLog) -> Result<Outcome, Error> {
-        if !catalog.complete {
+        // A provider that never gave a complete view, within its grace:
+        // publishing now could drop its skills. Any other incomplete
+        // provider contributes its last complete view, so it cannot stop
+        // the others' changes from reaching the model.
+        if catalog.held_back {
             return Ok(Outcome::KeptIncomplete);
         }
         let active = activated(log);
         let listing = render(&visible_to_model(catalog, &active), self.options);
         let digest = digest(&listing.inner);
         let published = latest(log, &self.source);
+        // The log is data, not authority: what decides is the text the
+        // model was shown, not the digest stored beside it.
         if published
             .visible
-            .is_some_and(|e| e.digest.as_deref() == Some(digest.as_str()))
+            .is_some_and(|e| e.content.as_deref() == Some(listing.content.as_str()))
         {
-            return Ok(Outcome::Unchanged);
+            return Ok(if catalog.complete {
+                Outcome::Unchanged
+            } else {
+                Outcome::KeptIncomplete
+            });
         }
         let ever_published = published.ever;
         if listing.names.is_empty() && !ever_published {
@@ -124,7 +136,7 @@ impl Injector {
         agent: &str,
         log: &mut dyn SessionLog,
     ) -> Result<Outcome, Error> {
-        if !catalog.complete {
+        if catalog.held_back {
             return Ok(Outcome::KeptIncomplete);
         }
         let told = told(log, agent);

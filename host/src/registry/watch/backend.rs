@@ -4,15 +4,23 @@
 //! ancestor.
 
 use super::options::{WatchMode, WatchOptions};
+use super::plan::Plan;
 use notify::Watcher as _;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Most OS watches one target may hold: a root and its bundles, with room
+/// to spare; past it the provider is told changes may be missed.
+pub const MAX_WATCHES_PER_TARGET: usize = 4096;
 
 /// A folder a provider asked to watch, `depth` levels deep.
 pub(super) struct Target {
     pub(super) guest: String,
     pub(super) host: PathBuf,
     pub(super) depth: u32,
+    /// The provider's mounts: symlinked folders are followed only into them.
+    pub(super) within: Arc<[PathBuf]>,
     /// OS watches held for this target.
     pub(super) watching: Vec<PathBuf>,
     /// The nearest existing ancestor, while the target does not exist.
@@ -20,14 +28,30 @@ pub(super) struct Target {
 }
 
 impl Target {
-    pub(super) fn new(guest: String, host: PathBuf, depth: u32) -> Self {
+    pub(super) fn new(guest: String, host: PathBuf, depth: u32, within: Arc<[PathBuf]>) -> Self {
         Target {
             guest,
             host,
             depth,
+            within,
             watching: Vec::new(),
             waiting_on: None,
         }
+    }
+
+    /// The next segment towards a missing target, below the ancestor it is
+    /// watched from, exists now: it appeared while the watch was being
+    /// placed, so the watch must move down again.
+    pub(super) fn ancestor_is_stale(&self) -> bool {
+        let Some(ancestor) = &self.waiting_on else {
+            return false;
+        };
+        let Ok(rest) = self.host.strip_prefix(ancestor) else {
+            return false;
+        };
+        rest.components()
+            .next()
+            .is_some_and(|next| ancestor.join(next).is_dir())
     }
 }
 
@@ -121,65 +145,65 @@ impl Backend {
         }
     }
 
-    /// Installs a target: its folder and subfolders down to its depth, or
-    /// its nearest existing ancestor while it does not exist.
-    pub(super) fn install(&mut self, target: &mut Target, follow: bool) -> Result<(), String> {
-        if target.host.is_dir() {
-            target.waiting_on = None;
-            let host = target.host.clone();
-            return self.watch_tree(target, &host, target.depth, follow);
-        }
-        let mut ancestor = target.host.parent();
-        while let Some(candidate) = ancestor {
-            if candidate.is_dir() {
-                let candidate = candidate.to_path_buf();
-                self.add_watch(&candidate)?;
-                target.watching.push(candidate.clone());
-                target.waiting_on = Some(candidate);
-                return Ok(());
+    /// Brings a target's OS watches to what `plan` says, adding the new
+    /// watches before dropping the old ones so no event falls in between.
+    /// Returns an error when a watch cannot be installed or the walk was
+    /// cut short (the provider's changes may then be missed).
+    pub(super) fn apply(&mut self, target: &mut Target, plan: Plan) -> Result<(), String> {
+        let (wanted, waiting_on, cut) = match plan {
+            Plan::Tree { folders, cut } => (folders, None, cut),
+            Plan::Ancestor(ancestor) => (vec![ancestor.clone()], Some(ancestor), None),
+            Plan::Nothing(reason) => {
+                self.uninstall(target);
+                return Err(reason);
             }
-            ancestor = candidate.parent();
+        };
+        let mut failure = cut;
+        let mut installed = Vec::with_capacity(wanted.len());
+        for folder in wanted {
+            if installed.len() >= MAX_WATCHES_PER_TARGET {
+                failure = Some(format!(
+                    "more than {MAX_WATCHES_PER_TARGET} folders to watch under {}",
+                    target.host.display()
+                ));
+                break;
+            }
+            match self.add_watch(&folder) {
+                Ok(()) => installed.push(folder),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
         }
-        Err(format!(
-            "no existing folder above {}",
-            target.host.display()
-        ))
+        let old = std::mem::replace(&mut target.watching, installed);
+        for path in old {
+            self.remove_watch(&path);
+        }
+        target.waiting_on = waiting_on;
+        failure.map_or(Ok(()), Err)
     }
 
-    /// Watches `folder` and its subfolders `depth` levels down.
-    pub(super) fn watch_tree(
-        &mut self,
-        target: &mut Target,
-        folder: &Path,
-        depth: u32,
-        follow: bool,
-    ) -> Result<(), String> {
-        if target.watching.iter().any(|w| w == folder) {
-            return Ok(());
-        }
-        self.add_watch(folder)?;
-        target.watching.push(folder.to_path_buf());
-        if depth == 0 {
-            return Ok(());
-        }
-        let Ok(entries) = std::fs::read_dir(folder) else {
+    /// Adds watches on `folders` (a new subfolder and what is below it) to
+    /// a target that has them not yet.
+    pub(super) fn add_folders(&mut self, target: &mut Target, plan: Plan) -> Result<(), String> {
+        let Plan::Tree { folders, cut } = plan else {
             return Ok(());
         };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if entry.file_name().to_string_lossy().starts_with('.') {
+        for folder in folders {
+            if target.watching.contains(&folder) {
                 continue;
             }
-            let is_dir = match entry.file_type() {
-                Ok(t) if t.is_dir() => true,
-                Ok(t) if t.is_symlink() => follow && path.is_dir(),
-                _ => false,
-            };
-            if is_dir {
-                self.watch_tree(target, &path, depth - 1, follow)?;
+            if target.watching.len() >= MAX_WATCHES_PER_TARGET {
+                return Err(format!(
+                    "more than {MAX_WATCHES_PER_TARGET} folders to watch under {}",
+                    target.host.display()
+                ));
             }
+            self.add_watch(&folder)?;
+            target.watching.push(folder);
         }
-        Ok(())
+        cut.map_or(Ok(()), Err)
     }
 
     /// Drops the watches on `folder` and below.

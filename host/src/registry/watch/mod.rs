@@ -13,12 +13,17 @@
 //! watch takes over, and when it is deleted the ancestor watch comes back.
 //! A failure to watch makes that provider's view incomplete and is retried
 //! with backoff; on recovery the provider rescans, since changes may have
-//! been missed. The watcher's lock is never held while a provider runs:
-//! deliveries happen after it is released, and a provider's watch targets
-//! are read without waiting for its instance.
+//! been missed. The watcher's lock is never held while a provider runs or
+//! while a folder is walked: deliveries happen after it is released, a
+//! provider's watch targets are read without waiting for its instance, and
+//! what a target needs watched is planned ([`plan`]) outside the lock and
+//! applied under it. When the watch on a missing target's ancestor moves
+//! down, what appeared meanwhile is looked at again, so a root created all
+//! at once (`mkdir -p`, `git clone`) is never missed.
 
 mod backend;
 mod options;
+mod plan;
 mod routing;
 mod watched;
 
@@ -27,6 +32,7 @@ pub use options::{WatchMode, WatchOptions};
 use crate::provider::{ChangeKind, Provider};
 use crate::sandbox::WatchTarget;
 use backend::{Backend, Target, is_watchable_dir};
+use plan::{Plan, Scope};
 use routing::{Route, TargetView, changes, route};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -70,6 +76,52 @@ impl State {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Installing watches that needs a look at the filesystem first: planned
+/// without the lock, applied with it.
+struct Job {
+    provider: Arc<Provider>,
+    guest: String,
+    host: PathBuf,
+    within: Arc<[PathBuf]>,
+    work: Work,
+}
+
+enum Work {
+    /// (Re)install the whole target.
+    Install { depth: u32 },
+    /// Watch a folder that appeared inside the target, `depth` levels deep.
+    Tree { folder: PathBuf, depth: u32 },
+}
+
+/// Most rounds of re-planning after an ancestor watch went stale (one per
+/// path segment that appeared meanwhile).
+const MAX_ROUNDS: usize = 64;
+
+impl Job {
+    fn install(provider: &Arc<Provider>, target: &Target) -> Job {
+        Job {
+            provider: provider.clone(),
+            guest: target.guest.clone(),
+            host: target.host.clone(),
+            within: target.within.clone(),
+            work: Work::Install {
+                depth: target.depth,
+            },
+        }
+    }
+
+    fn plan(&self, follow: bool) -> Plan {
+        let scope = Scope {
+            follow,
+            within: &self.within,
+        };
+        match &self.work {
+            Work::Install { depth } => plan::install(&self.host, *depth, &scope),
+            Work::Tree { folder, depth } => plan::tree(folder, *depth, &scope),
+        }
+    }
 }
 
 impl Watcher {
@@ -127,9 +179,10 @@ impl Watcher {
         };
         state.providers[index].last_observed = now;
         let was_evicted = std::mem::replace(&mut state.providers[index].evicted, false);
-        self.shared.sync_targets(&mut state, index, wanted);
+        let jobs = self.shared.sync_targets(&mut state, index, wanted);
         self.shared.evict_beyond_cap(&mut state);
         drop(state);
+        self.shared.run_jobs(jobs);
         let _ = self.shared.tx.send(Msg::Wake);
         was_evicted
     }
@@ -218,12 +271,13 @@ impl Shared {
         state.backend.start(&self.options, handler)
     }
 
-    /// Brings a provider's targets in line with its current watch requests.
-    fn sync_targets(&self, state: &mut State, index: usize, wanted: Vec<WatchTarget>) {
+    /// Brings a provider's targets in line with its current watch requests:
+    /// targets no longer wanted are dropped now; new ones are returned as
+    /// jobs, to be planned without the lock.
+    fn sync_targets(&self, state: &mut State, index: usize, wanted: Vec<WatchTarget>) -> Vec<Job> {
         if state.providers[index].evicted {
-            return;
+            return Vec::new();
         }
-        let follow = self.options.follow_symlinks;
         let State {
             backend, providers, ..
         } = state;
@@ -237,20 +291,76 @@ impl Shared {
             }
             keep
         });
-        let mut failure = None;
+        let mut jobs = Vec::new();
         for w in wanted {
             if watched.targets.iter().any(|t| t.guest == w.guest) {
                 continue;
             }
-            let mut target = Target::new(w.guest, w.host, w.depth);
-            if let Err(e) = backend.install(&mut target, follow) {
-                failure = Some(e);
-            }
+            let target = Target::new(w.guest, w.host, w.depth, w.within);
+            jobs.push(Job::install(&watched.provider, &target));
             watched.targets.push(target);
         }
-        // Targets that failed are retried by the event thread.
-        if let Some(e) = failure {
-            watched.fail(e, &self.options);
+        jobs
+    }
+
+    /// Plans each job without the lock, applies it with the lock, and goes
+    /// round again for targets whose ancestor watch went stale meanwhile
+    /// (the next segment appeared while the watch was being placed).
+    fn run_jobs(&self, mut jobs: Vec<Job>) {
+        let follow = self.options.follow_symlinks;
+        for _ in 0..MAX_ROUNDS {
+            if jobs.is_empty() {
+                return;
+            }
+            let planned: Vec<(Job, Plan)> = jobs
+                .into_iter()
+                .map(|job| {
+                    let plan = job.plan(follow);
+                    (job, plan)
+                })
+                .collect();
+            let mut state = lock(&self.state);
+            if state.stopped {
+                return;
+            }
+            jobs = Vec::new();
+            let State {
+                backend, providers, ..
+            } = &mut *state;
+            for (job, plan) in planned {
+                let Some(watched) = providers
+                    .iter_mut()
+                    .find(|w| Arc::ptr_eq(&w.provider, &job.provider) && !w.evicted)
+                else {
+                    continue;
+                };
+                let Some(target) = watched.targets.iter_mut().find(|t| t.guest == job.guest) else {
+                    continue;
+                };
+                let mut appeared = None;
+                let result = match job.work {
+                    Work::Install { .. } => {
+                        let was_waiting = target.waiting_on.is_some();
+                        let result = backend.apply(target, plan);
+                        if was_waiting && target.waiting_on.is_none() && result.is_ok() {
+                            appeared = Some(target.host.clone());
+                        }
+                        if target.ancestor_is_stale() {
+                            jobs.push(Job::install(&watched.provider, target));
+                        }
+                        result
+                    }
+                    Work::Tree { .. } => backend.add_folders(target, plan),
+                };
+                // The missing target appeared: everything in it is new to
+                // the provider.
+                if let Some(host) = appeared {
+                    watched.queue(host, ChangeKind::Created);
+                }
+                if let Err(e) = result {
+                    watched.fail(e, &self.options);
+                }
+            }
         }
     }
 
@@ -342,21 +452,25 @@ impl Shared {
             }
             return;
         }
+        let mut jobs = Vec::new();
         for (path, kind) in changes(&event) {
-            self.route(&mut state, &path, kind);
+            jobs.extend(self.route(&mut state, &path, kind));
         }
+        drop(state);
+        self.run_jobs(jobs);
     }
 
     /// Sends one change to every provider whose scope holds it, keeping the
-    /// OS watches in step (new subfolders, vanished and appearing targets).
-    fn route(&self, state: &mut State, path: &Path, kind: ChangeKind) {
+    /// OS watches in step (new subfolders, vanished and appearing targets);
+    /// what needs a look at the filesystem comes back as jobs.
+    fn route(&self, state: &mut State, path: &Path, kind: ChangeKind) -> Vec<Job> {
         let follow = self.options.follow_symlinks;
         let State {
             backend, providers, ..
         } = state;
+        let mut jobs = Vec::new();
         for watched in providers.iter_mut().filter(|w| !w.evicted) {
             let mut queued: Changes = Vec::new();
-            let mut failure = None;
             for target in &mut watched.targets {
                 let view = TargetView {
                     host: &target.host,
@@ -372,29 +486,20 @@ impl Shared {
                 );
                 match decision {
                     Route::Ignore => {}
-                    Route::StepTowards => {
-                        backend.uninstall(target);
-                        match backend.install(target, follow) {
-                            Ok(()) if target.waiting_on.is_none() => {
-                                queued.push((target.host.clone(), ChangeKind::Created));
-                            }
-                            Ok(()) => {}
-                            Err(e) => failure = Some(e),
-                        }
-                    }
+                    Route::StepTowards => jobs.push(Job::install(&watched.provider, target)),
                     Route::TargetGone => {
-                        backend.uninstall(target);
-                        if let Err(e) = backend.install(target, follow) {
-                            failure = Some(e);
-                        }
+                        jobs.push(Job::install(&watched.provider, target));
                         queued.push((target.host.clone(), ChangeKind::Removed));
                     }
                     Route::Deliver => queued.push((path.to_path_buf(), kind)),
                     Route::DeliverAndWatch { remaining } => {
                         queued.push((path.to_path_buf(), kind));
-                        if let Err(e) = backend.watch_tree(target, path, remaining, follow) {
-                            failure = Some(e);
-                        }
+                        let mut job = Job::install(&watched.provider, target);
+                        job.work = Work::Tree {
+                            folder: path.to_path_buf(),
+                            depth: remaining,
+                        };
+                        jobs.push(job);
                     }
                     Route::DeliverAndUnwatch => {
                         queued.push((path.to_path_buf(), kind));
@@ -405,10 +510,8 @@ impl Shared {
             for (path, kind) in queued {
                 watched.queue(path, kind);
             }
-            if let Some(e) = failure {
-                watched.fail(e, &self.options);
-            }
         }
+        jobs
     }
 
     fn retry_failures(&self) {
@@ -431,28 +534,35 @@ impl Shared {
             }
             return;
         }
-        let follow = self.options.follow_symlinks;
+        let mut jobs = Vec::new();
+        let mut retried = Vec::new();
         let State {
             backend, providers, ..
         } = &mut *state;
         for i in due {
             let watched = &mut providers[i];
-            let mut failure = None;
+            watched.retry_at = None;
+            retried.push(watched.provider.clone());
             for target in &mut watched.targets {
                 backend.uninstall(target);
-                if let Err(e) = backend.install(target, follow) {
-                    failure = Some(e);
-                }
+                jobs.push(Job::install(&watched.provider, target));
             }
-            match failure {
-                Some(e) => watched.fail(e, &self.options),
-                None => {
-                    tracing::info!(provider = watched.provider.id(), "watching recovered");
-                    watched.failure = None;
-                    watched.retry_at = None;
-                    // Changes may have been missed: rescan.
-                    watched.provider.invalidate();
-                }
+        }
+        drop(state);
+        self.run_jobs(jobs);
+        // A retry that failed again set a new retry time; the others
+        // recovered.
+        let mut state = lock(&self.state);
+        for provider in retried {
+            let Some(i) = state.index_of(&provider) else {
+                continue;
+            };
+            let watched = &mut state.providers[i];
+            if watched.retry_at.is_none() && watched.failure.is_some() {
+                tracing::info!(provider = watched.provider.id(), "watching recovered");
+                watched.failure = None;
+                // Changes may have been missed: rescan.
+                watched.provider.invalidate();
             }
         }
     }

@@ -7,24 +7,50 @@ use crate::sandbox::bindings::v0_1_0::types;
 use crate::sandbox::fault::Flooded;
 use crate::sandbox::state::HostState;
 use crate::sandbox::{InstanceId, Upcalls, WatchRequest, WatchTarget};
-use crate::text::clip;
+use crate::text::{clip, shown};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Most paths one provider instance may watch at once.
-pub const MAX_WATCHES: usize = 8192;
+pub const MAX_WATCHES: usize = 4096;
+/// Longest watched path, in bytes.
+pub const MAX_WATCH_PATH: usize = 4096;
+/// Most bytes of watched paths one instance may hold in all.
+pub const MAX_WATCH_BYTES: usize = 1024 * 1024;
+/// Deepest watch a provider may ask for: a root's entries and each
+/// bundle's entries is depth 1; nothing a skill provider needs goes deeper.
+pub const MAX_WATCH_DEPTH: u32 = 2;
 /// Longest log message kept, in bytes; the rest is cut.
 pub const MAX_LOG_BYTES: usize = 4096;
+/// Most log messages one instance may write per second; the rest are
+/// counted and reported once the second is over.
+pub const MAX_LOGS_PER_SECOND: u32 = 50;
 
 /// The `host` interface's state for one instance.
 pub(crate) struct HostCtx {
     instance: InstanceId,
     upcalls: Arc<dyn Upcalls>,
     watches: BTreeMap<String, WatchRequest>,
+    /// Bytes of the watched paths.
+    watch_bytes: usize,
     /// Start of the current one-second window, and calls in it.
     invalidations: (Instant, u32),
     max_invalidations_per_second: u32,
+    /// Start of the current one-second window, messages in it, and how
+    /// many were dropped.
+    logs: (Instant, u32, u32),
+}
+
+/// What a watch request may not be.
+fn watch_refusal(path: &str) -> Option<String> {
+    if path.len() > MAX_WATCH_PATH {
+        return Some(format!(
+            "the path is {} bytes, over the limit of {MAX_WATCH_PATH}",
+            path.len()
+        ));
+    }
+    None
 }
 
 impl HostCtx {
@@ -37,8 +63,10 @@ impl HostCtx {
             instance,
             upcalls,
             watches: BTreeMap::new(),
+            watch_bytes: 0,
             invalidations: (Instant::now(), 0),
             max_invalidations_per_second,
+            logs: (Instant::now(), 0, 0),
         }
     }
 
@@ -50,6 +78,13 @@ impl HostCtx {
 impl HostState {
     /// Tells the upcalls the whole watch set, translated through the grants.
     fn publish_watches(&self) {
+        let within: Arc<[std::path::PathBuf]> = self
+            .grants
+            .mounts
+            .iter()
+            .map(|m| m.host.clone())
+            .chain(self.grants.roots.iter().map(|r| r.host.clone()))
+            .collect();
         let targets: Vec<WatchTarget> = self
             .host
             .watches
@@ -59,6 +94,7 @@ impl HostState {
                     guest: guest.clone(),
                     host: self.grants.to_host(guest)?,
                     depth: request.depth,
+                    within: within.clone(),
                 })
             })
             .collect();
@@ -89,8 +125,25 @@ impl imports::Host for HostState {
     }
 
     fn log(&mut self, level: LogLevel, message: String) {
-        let message = clip(&message, MAX_LOG_BYTES);
+        let now = Instant::now();
         let provider = self.host.upcalls.provider_id();
+        let (since, count, dropped) = &mut self.host.logs;
+        if now.duration_since(*since) >= Duration::from_secs(1) {
+            if *dropped > 0 {
+                tracing::warn!(
+                    provider,
+                    "{dropped} log messages dropped: more than {MAX_LOGS_PER_SECOND} a second"
+                );
+            }
+            (*since, *count, *dropped) = (now, 0, 0);
+        }
+        *count += 1;
+        if *count > MAX_LOGS_PER_SECOND {
+            *dropped += 1;
+            return;
+        }
+        // Control characters would let a provider forge log lines.
+        let message = shown(&message, MAX_LOG_BYTES);
         match level {
             LogLevel::Trace => tracing::trace!(provider, "{message}"),
             LogLevel::Debug => tracing::debug!(provider, "{message}"),
@@ -104,7 +157,17 @@ impl imports::Host for HostState {
         let mut refused = Vec::new();
         let before = self.host.watches.len();
         let mut changed = false;
+        let depth = depth.min(MAX_WATCH_DEPTH);
         for path in paths {
+            if let Some(reason) = watch_refusal(&path) {
+                self.refusals
+                    .record(format!("asked to watch a path that was refused: {reason}"));
+                refused.push(WatchRefusal {
+                    reason,
+                    path: clip(&path, 256).to_string(),
+                });
+                continue;
+            }
             if !self.grants.may_watch(&path) {
                 self.refusals.record(format!(
                     "asked to watch {:?}: refused, outside the roots granted to it",
@@ -116,16 +179,28 @@ impl imports::Host for HostState {
                 });
                 continue;
             }
-            let watches = &mut self.host.watches;
-            if !watches.contains_key(&path) && watches.len() >= MAX_WATCHES {
-                refused.push(WatchRefusal {
-                    reason: format!("over the limit of {MAX_WATCHES} watched paths"),
-                    path,
-                });
+            let ctx = &mut self.host;
+            let new = !ctx.watches.contains_key(&path);
+            let over = if new && ctx.watches.len() >= MAX_WATCHES {
+                Some(format!("over the limit of {MAX_WATCHES} watched paths"))
+            } else if new && ctx.watch_bytes + path.len() > MAX_WATCH_BYTES {
+                Some(format!(
+                    "over the limit of {MAX_WATCH_BYTES} bytes of watched paths"
+                ))
+            } else {
+                None
+            };
+            if let Some(reason) = over {
+                self.refusals
+                    .record(format!("asked to watch too much: {reason}"));
+                refused.push(WatchRefusal { reason, path });
                 continue;
             }
+            if new {
+                ctx.watch_bytes += path.len();
+            }
             let request = WatchRequest { depth };
-            changed |= watches.insert(path, request.clone()) != Some(request);
+            changed |= ctx.watches.insert(path, request.clone()) != Some(request);
         }
         if changed || self.host.watches.len() != before {
             self.publish_watches();
@@ -136,7 +211,9 @@ impl imports::Host for HostState {
     fn unwatch(&mut self, paths: Vec<String>) {
         let before = self.host.watches.len();
         for path in paths {
-            self.host.watches.remove(&path);
+            if self.host.watches.remove(&path).is_some() {
+                self.host.watch_bytes -= path.len();
+            }
         }
         if self.host.watches.len() != before {
             self.publish_watches();

@@ -5,3 +5,4 @@ pub(crate) mod denied;
 pub(crate) mod files;
 pub(crate) mod host;
 pub(crate) mod http;
+pub(crate) mod wasi;

@@ -5,6 +5,7 @@
 
 use super::mounts::Mounts;
 use crate::sandbox::bindings::v0_1_0::files::{EntryKind, FileSlice, FsError, Stamp};
+use cap_fs_ext::OpenOptionsSyncExt;
 use cap_std::fs::Dir;
 use std::io::{ErrorKind, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,6 +53,25 @@ pub(super) fn stamp_of(meta: &cap_std::fs::Metadata) -> Stamp {
     }
 }
 
+/// Opens `rel` beneath `dir` for reading without ever waiting: a FIFO, a
+/// socket or a device is opened non-blocking (so a FIFO with no writer
+/// cannot hold the host thread, which the call's deadline cannot stop) and
+/// refused once `fstat` says what it is. The check is on the opened
+/// descriptor, so nothing can be swapped in between.
+pub(crate) fn open_regular(
+    dir: &Dir,
+    rel: &str,
+) -> Result<(cap_std::fs::File, cap_std::fs::Metadata), FsError> {
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.read(true).nonblock(true);
+    let file = dir.open_with(rel, &options).map_err(error)?;
+    let meta = file.metadata().map_err(error)?;
+    if !meta.is_file() {
+        return Err(FsError::Denied("not a regular file".to_string()));
+    }
+    Ok((file, meta))
+}
+
 /// Appends the file at `rel` to `data`, with one `open`, one `stat` and
 /// (for a file of the stat'ed size) one `read`.
 fn read_one(
@@ -61,11 +81,7 @@ fn read_one(
     data: &mut Vec<u8>,
     budget: &AtomicU64,
 ) -> Result<FileSlice, FsError> {
-    let mut file = dir.open(rel).map_err(error)?;
-    let meta = file.metadata().map_err(error)?;
-    if !meta.is_file() {
-        return Err(FsError::Denied("not a regular file".to_string()));
-    }
+    let (mut file, meta) = open_regular(dir, rel)?;
     if meta.len() > max_bytes {
         return Err(FsError::TooLarge(meta.len()));
     }
@@ -249,6 +265,13 @@ mod tests {
             read_one(&dir, "missing", 10, &mut data, &budget),
             Err(FsError::NotFound)
         ));
+        // A FIFO with no writer is refused at once, never waited on.
+        let started = std::time::Instant::now();
+        assert!(matches!(
+            read_one(&dir, "fifo", 10, &mut data, &budget),
+            Err(FsError::Denied(m)) if m == "not a regular file"
+        ));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
         assert_eq!(data, b"before12345", "failed reads leave nothing behind");
     }
 }
