@@ -204,3 +204,26 @@ fn a_missing_root_is_granted_by_path_and_mounted_once_it_exists() {
         Some("Appeared later")
     );
 }
+
+#[test]
+fn a_denied_import_with_another_signature_is_refused_when_loaded() {
+    let runtime = runtime();
+    // A component asking for `create-tcp-socket` as a function of nothing:
+    // the shim must not be reachable with a shape it was not written for.
+    let bytes = wat::parse_str(
+        r#"(component
+            (import "wasi:sockets/tcp-create-socket@0.2.12" (instance
+                (export "create-tcp-socket" (func))
+            ))
+        )"#,
+    )
+    .unwrap();
+    let message = match runtime.load_component(&bytes) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a component with a mistyped import was loaded"),
+    };
+    assert!(
+        message.contains("create-tcp-socket"),
+        "the diagnostic names the import: {message}"
+    );
+}

@@ -127,11 +127,14 @@ pub enum Command {
         /// Poll the folders instead of using the operating system's events.
         #[arg(long)]
         poll: bool,
-        /// Polling interval in milliseconds.
-        #[arg(long, default_value_t = 200, value_name = "MS")]
+        /// Polling interval in milliseconds (1 to 3600000).
+        #[arg(long, default_value_t = 200, value_name = "MS",
+              value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
         poll_interval: u64,
-        /// How long a burst of changes must be quiet before it counts, in milliseconds.
-        #[arg(long, default_value_t = 10, value_name = "MS")]
+        /// How long a burst of changes must be quiet before it counts, in
+        /// milliseconds (0 to 60000).
+        #[arg(long, default_value_t = 10, value_name = "MS",
+              value_parser = clap::value_parser!(u64).range(0..=60_000))]
         window: u64,
     },
     /// Publish skill roots as a static mirror any web server can serve: an
@@ -145,6 +148,16 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
         /// Print what was done as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Trust a skillhost.toml found in the current folder: record its SHA-256,
+    /// so commands run there use it (a changed file needs trusting again).
+    Trust {
+        /// The file (default: skillhost.toml in the current folder).
+        #[arg(value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// Print what was trusted as JSON.
         #[arg(long)]
         json: bool,
     },

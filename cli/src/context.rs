@@ -4,6 +4,7 @@
 use crate::args::SourceArgs;
 use anyhow::{Context as _, Result};
 use skillhost::config::Config;
+use skillhost::config::trust::TrustStore;
 use skillhost::provider::sources::local::default_roots;
 use skillhost::session::{SessionLog, activation};
 use skillhost::{Registry, RemoteSource, Runtime, Scope, Sources};
@@ -18,10 +19,16 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Starts the sandbox and reads the configuration.
+    /// Starts the sandbox and reads the configuration: the file given with
+    /// `--config`, or a `skillhost.toml` in the current folder if the user
+    /// trusted it (`skillhost trust`). An untrusted one is reported, with
+    /// what it asks for, and not used.
     pub fn new(config: Option<&Path>) -> Result<Ctx> {
         let runtime = Runtime::new().context("cannot start the sandbox")?;
-        let config = Config::find(config, &cwd()?)?;
+        let config = match config {
+            Some(path) => Some(Config::load(path)?),
+            None => Config::find(None, &cwd()?)?.filter(trusted),
+        };
         Ok(Ctx { runtime, config })
     }
 
@@ -83,11 +90,36 @@ impl Ctx {
         log: &dyn SessionLog,
     ) -> Result<Registry> {
         let registry = self.registry_at(sources, cwd)?;
-        for root in activation::discovered_roots(log) {
+        for root in activation::discovered_roots(log, cwd) {
             registry.add(self.runtime.local_provider_in(root, Scope::Project)?)?;
         }
         Ok(registry)
     }
+}
+
+/// Whether a configuration found in the current folder is trusted; says
+/// why not on stderr.
+fn trusted(config: &Config) -> bool {
+    let verdict = TrustStore::open().and_then(|store| store.is_trusted(config));
+    if let Ok(true) = verdict {
+        return true;
+    }
+    let asks = config.asks();
+    let asks = if asks.is_empty() {
+        "nothing beyond its own folder".to_string()
+    } else {
+        asks.join("; ")
+    };
+    eprintln!(
+        "skillhost: {} is not trusted, so it is not used (the default roots are). It asks for: {asks}. \
+         Run `skillhost trust {}` to use it.",
+        config.path.display(),
+        config.path.display()
+    );
+    if let Err(e) = verdict {
+        eprintln!("skillhost: the record of trusted files cannot be read: {e}");
+    }
+    false
 }
 
 /// The current folder.

@@ -83,6 +83,7 @@
 
 #![deny(missing_docs)]
 
+mod clock;
 pub mod config;
 pub mod error;
 pub mod model;

@@ -67,7 +67,7 @@ impl Project {
         // The scenarios count exactly what the project holds; the bundled
         // skills are tested in remote.rs and the CLI tests.
         registry.remove("bundled");
-        for root in activation::discovered_roots(&log) {
+        for root in activation::discovered_roots(&log, &self.cwd) {
             registry
                 .add(
                     self.runtime

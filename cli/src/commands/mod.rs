@@ -7,6 +7,7 @@ mod invoke;
 mod load;
 mod mirror;
 mod touch;
+mod trust;
 mod validate;
 mod watch;
 
@@ -17,6 +18,10 @@ use std::process::ExitCode;
 
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> Result<ExitCode> {
+    // Trusting a file is about the file, not about what it would run.
+    if let Command::Trust { file, json } = &cli.command {
+        return trust::run(file.as_deref(), *json);
+    }
     let ctx = Ctx::new(cli.config.as_deref())?;
     match cli.command {
         Command::Catalog { sources, json } => catalog::run(&ctx, &sources, json),
@@ -66,6 +71,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             window,
         } => watch::run(&ctx, &sources, json, poll.then_some(poll_interval), window),
         Command::Mirror { roots, out, json } => mirror::run(&ctx, &roots, &out, json),
+        Command::Trust { file, json } => trust::run(file.as_deref(), json),
         Command::Bench {
             skills,
             rounds,

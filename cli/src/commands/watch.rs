@@ -15,6 +15,9 @@ use std::time::Duration;
 /// again, and a complete one before it is checked without a change.
 const RETRY_INCOMPLETE: Duration = Duration::from_millis(500);
 const IDLE: Duration = Duration::from_secs(3600);
+/// Shortest gap between two catalogs: a provider that invalidates itself
+/// on every snapshot cannot make the loop spin.
+const MIN_GAP: Duration = Duration::from_millis(20);
 
 pub fn run(
     ctx: &Ctx,
@@ -45,6 +48,7 @@ fn watch(registry: &Registry, options: WatchOptions, json: bool) -> Result<ExitC
     });
     let mut last: Option<String> = None;
     loop {
+        let taken = std::time::Instant::now();
         let catalog = registry.snapshot();
         let rendered = if json {
             let mut line = serde_json::to_string(&catalog.to_json())?;
@@ -65,7 +69,11 @@ fn watch(registry: &Registry, options: WatchOptions, json: bool) -> Result<ExitC
             RETRY_INCOMPLETE
         };
         match rx.recv_timeout(wait) {
-            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => while rx.try_recv().is_ok() {},
+            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {
+                // Only a catalog that changed again at once waits.
+                std::thread::sleep(MIN_GAP.saturating_sub(taken.elapsed()));
+                while rx.try_recv().is_ok() {}
+            }
             Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(ExitCode::SUCCESS),
         }
     }

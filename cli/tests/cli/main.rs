@@ -21,8 +21,11 @@ pub fn skillhost(args: &[&str], cwd: &Path, home: &Path) -> Output {
         .env("HOME", home)
         .env(
             "SKILLHOST_CACHE_DIR",
-            workspace().join("target/test-compile-cache"),
+            workspace().join("target/test-compile-cache-cli"),
         )
+        // The compile cache's key (and trusted files) are the user's state:
+        // one shared state folder lets every run reuse the compiled components.
+        .env("SKILLHOST_STATE_DIR", workspace().join("target/test-state"))
         .output()
         .expect("the binary runs")
 }

@@ -31,6 +31,7 @@
 //! Unknown keys and bad values are errors naming the key and its line.
 
 mod parse;
+pub mod trust;
 
 use crate::Runtime;
 use crate::error::Error;
@@ -83,11 +84,16 @@ pub struct ProviderConfig {
     pub line: usize,
 }
 
+/// Largest configuration file read, in bytes.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// A parsed configuration file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// The file it came from.
     pub path: PathBuf,
+    /// `sha256:<hex>` of its text: trusting a file trusts these bytes.
+    pub digest: String,
     /// Its providers, highest precedence first.
     pub providers: Vec<ProviderConfig>,
     /// Whether the bundled skills are added last (they are unless the file
@@ -112,12 +118,16 @@ impl Config {
         }
     }
 
-    /// Reads and validates a configuration file.
+    /// Reads and validates a configuration file (a FIFO or anything but a
+    /// regular file planted in its place is refused, never waited on).
     pub fn load(path: &Path) -> Result<Config, Error> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let bytes = crate::paths::read_regular(path, MAX_CONFIG_BYTES).map_err(io)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         let base = path
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
@@ -127,6 +137,54 @@ impl Config {
     /// Parses `text` (read from `path`; relative paths against `base`).
     pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Config, Error> {
         parse::parse(text, path, base)
+    }
+
+    /// What the file would grant, in words, for a user deciding whether to
+    /// trust it: components it runs, folders outside its own it reads,
+    /// origins it reaches, remote sources, limits it raises.
+    pub fn asks(&self) -> Vec<String> {
+        let folder = self
+            .path
+            .parent()
+            .map(crate::paths::absolute)
+            .unwrap_or_default();
+        let defaults = Limits::default();
+        let caps = Caps::default();
+        let mut asks = Vec::new();
+        for p in &self.providers {
+            match &p.source {
+                Source::Wasm(file) => asks.push(format!("runs the component {}", file.display())),
+                Source::Remote(remote) => asks.push(format!("fetches skills from {}", remote.url)),
+                Source::Local | Source::Bundled => {}
+            }
+            for root in p.roots.iter().filter(|r| !r.starts_with(&folder)) {
+                asks.push(format!("reads {} (outside its folder)", root.display()));
+            }
+            for origin in &p.origins {
+                asks.push(format!("reaches {origin}"));
+            }
+            if p.limits.memory_bytes > defaults.memory_bytes {
+                asks.push(format!(
+                    "{}: memory up to {} MiB",
+                    p.id,
+                    p.limits.memory_bytes >> 20
+                ));
+            }
+            if p.limits.deadline > defaults.deadline && !matches!(p.source, Source::Remote(_)) {
+                asks.push(format!(
+                    "{}: calls of up to {} ms",
+                    p.id,
+                    p.limits.deadline.as_millis()
+                ));
+            }
+            if p.caps.max_skills > caps.max_skills
+                || p.caps.max_text > caps.max_text
+                || p.caps.max_body > caps.max_body
+            {
+                asks.push(format!("{}: larger caps on what it returns", p.id));
+            }
+        }
+        asks
     }
 
     /// A registry running the configured providers. One that cannot start

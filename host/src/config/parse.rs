@@ -51,8 +51,21 @@ struct ProviderTable {
     max_index_bytes: Option<Spanned<u64>>,
 }
 
-/// Largest `memory_mib`: a 32-bit memory.
-const MAX_MEMORY_MIB: u64 = 4096;
+/// The range of every number the file may give: a value outside it is an
+/// error naming the key and line, so no limit can be switched off and no
+/// timer can overflow.
+const RANGES: &[(&str, u64, u64)] = &[
+    // A 32-bit memory.
+    ("memory_mib", 1, 4096),
+    // Ten minutes.
+    ("deadline_ms", 1, 600_000),
+    ("max_skills", 1, 100_000),
+    ("max_text", 1, 1024 * 1024),
+    ("max_body", 1, 16 * 1024 * 1024),
+    // A day.
+    ("poll_seconds", 1, 86_400),
+    ("max_index_bytes", 1, 1024 * 1024 * 1024),
+];
 
 /// The text being read, and how to report on it.
 struct Reader<'a> {
@@ -95,15 +108,23 @@ impl Reader<'_> {
         })
     }
 
-    /// A value that must be greater than zero.
-    fn positive(&self, value: &Option<Spanned<u64>>, key: &str) -> Result<Option<u64>, Error> {
-        match value {
-            Some(v) if *v.get_ref() == 0 => {
-                Err(self.invalid(self.at(v.span()), key, "must be greater than 0"))
-            }
-            Some(v) => Ok(Some(*v.get_ref())),
-            None => Ok(None),
+    /// A number within its key's range (see [`RANGES`]).
+    fn ranged(&self, value: &Option<Spanned<u64>>, key: &str) -> Result<Option<u64>, Error> {
+        let Some(v) = value else {
+            return Ok(None);
+        };
+        let (min, max) = RANGES
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .map_or((1, u64::MAX), |(_, min, max)| (*min, *max));
+        let n = *v.get_ref();
+        if n < min {
+            return Err(self.invalid(self.at(v.span()), key, format!("must be at least {min}")));
         }
+        if n > max {
+            return Err(self.invalid(self.at(v.span()), key, format!("must be at most {max}")));
+        }
+        Ok(Some(n))
     }
 
     fn source(&self, t: &ProviderTable, header: usize) -> Result<Source, Error> {
@@ -145,10 +166,10 @@ impl Reader<'_> {
                 .labelled(label.get_ref())
                 .map_err(|e| self.invalid(self.at(label.span()), "label", e.to_string()))?;
         }
-        if let Some(seconds) = self.positive(&t.poll_seconds, "poll_seconds")? {
+        if let Some(seconds) = self.ranged(&t.poll_seconds, "poll_seconds")? {
             remote.poll = Duration::from_secs(seconds);
         }
-        remote.max_index_bytes = t.max_index_bytes.as_ref().map(|m| *m.get_ref());
+        remote.max_index_bytes = self.ranged(&t.max_index_bytes, "max_index_bytes")?;
         Ok(remote)
     }
 
@@ -217,18 +238,10 @@ impl Reader<'_> {
             Source::Remote(_) => remote::default_limits(),
             _ => Limits::default(),
         };
-        if let Some(mib) = self.positive(&t.memory_mib, "memory_mib")? {
-            if mib > MAX_MEMORY_MIB {
-                let span = t.memory_mib.as_ref().map_or(0..0, |v| v.span());
-                return Err(self.invalid(
-                    self.at(span),
-                    "memory_mib",
-                    format!("at most {MAX_MEMORY_MIB} (a 32-bit memory)"),
-                ));
-            }
+        if let Some(mib) = self.ranged(&t.memory_mib, "memory_mib")? {
             limits.memory_bytes = (mib * 1024 * 1024) as usize;
         }
-        if let Some(ms) = self.positive(&t.deadline_ms, "deadline_ms")? {
+        if let Some(ms) = self.ranged(&t.deadline_ms, "deadline_ms")? {
             limits.deadline = Duration::from_millis(ms);
         }
         Ok(limits)
@@ -236,13 +249,13 @@ impl Reader<'_> {
 
     fn caps(&self, t: &ProviderTable) -> Result<Caps, Error> {
         let mut caps = Caps::default();
-        if let Some(n) = self.positive(&t.max_skills, "max_skills")? {
+        if let Some(n) = self.ranged(&t.max_skills, "max_skills")? {
             caps.max_skills = n as usize;
         }
-        if let Some(n) = self.positive(&t.max_text, "max_text")? {
+        if let Some(n) = self.ranged(&t.max_text, "max_text")? {
             caps.max_text = n as usize;
         }
-        if let Some(n) = self.positive(&t.max_body, "max_body")? {
+        if let Some(n) = self.ranged(&t.max_body, "max_body")? {
             caps.max_body = n as usize;
         }
         Ok(caps)
@@ -340,6 +353,7 @@ pub(super) fn parse(text: &str, path: &Path, base: &Path) -> Result<Config, Erro
     let placed = providers.iter().any(|p| p.source == Source::Bundled);
     Ok(Config {
         path: path.to_path_buf(),
+        digest: skillhost_skill::digest::sha256(text.as_bytes()),
         providers,
         bundled: file.bundled.unwrap_or(true) && !placed,
     })

@@ -17,6 +17,7 @@ fn grants() -> Grants {
         }],
         virtual_roots: Vec::new(),
         origins: Vec::new(),
+        refused_links: Vec::new(),
     }
 }
 

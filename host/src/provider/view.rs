@@ -135,10 +135,20 @@ impl Provider {
                     scope: self.spec.scope,
                     location: &location,
                 };
-                let absorbed = absorb(&mut held, obs, &from);
+                let mut absorbed = absorb(&mut held, obs, &from);
                 self.stats
                     .last_received
                     .store(absorbed.received as u64, Ordering::Relaxed);
+                for refused in &grants.refused_links {
+                    absorbed.view.diagnostics.push(
+                        Diagnostic::warning(
+                            refused.link.display().to_string(),
+                            format!("symlink not followed: {}", refused.reason),
+                        )
+                        .from_source(self.id())
+                        .on_field("capability"),
+                    );
+                }
                 absorbed.view
             }
             Err(fault) => {

@@ -12,6 +12,7 @@
 //! a missing or half-written file. Files an earlier index listed and the
 //! new one does not are removed; nothing else in the folder is touched.
 
+use super::out::Out;
 use crate::error::Error;
 use crate::model::{Diagnostic, Severity, Skill};
 use crate::{Runtime, Sources};
@@ -24,6 +25,8 @@ use std::path::{Path, PathBuf};
 
 /// The index file's name.
 pub const INDEX: &str = "index.json";
+/// Largest earlier index read, in bytes.
+const MAX_INDEX_BYTES: u64 = 256 * 1024 * 1024;
 
 /// What a run did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -95,20 +98,15 @@ pub fn write(runtime: &Runtime, roots: &[PathBuf], out: &Path) -> Result<MirrorR
             ),
         }
     }
-    std::fs::create_dir_all(out).map_err(|source| Error::Io {
-        path: out.to_path_buf(),
-        source,
-    })?;
+    let folder = Out::new(out)?;
     let previous = listed_files(&out.join(INDEX));
     let mut current = BTreeSet::new();
     for p in &published {
         for (relative, bytes) in &p.files {
             current.insert(relative.clone());
-            let path = out.join(relative);
-            if put(&path, bytes)? {
-                report.written.push(path);
-            } else {
-                report.unchanged += 1;
+            match folder.put(relative, bytes)? {
+                (path, true) => report.written.push(path),
+                (_, false) => report.unchanged += 1,
             }
         }
     }
@@ -119,21 +117,13 @@ pub fn write(runtime: &Runtime, roots: &[PathBuf], out: &Path) -> Result<MirrorR
     let mut text = serde_json::to_string_pretty(&index)
         .map_err(|e| mirror_error(format!("cannot encode the index: {e}")))?;
     text.push('\n');
-    let index_path = out.join(INDEX);
-    if put(&index_path, text.as_bytes())? {
-        report.written.push(index_path);
-    } else {
-        report.unchanged += 1;
+    match folder.put(INDEX, text.as_bytes())? {
+        (path, true) => report.written.push(path),
+        (_, false) => report.unchanged += 1,
     }
     for stale in previous.difference(&current) {
-        let path = out.join(stale);
-        match std::fs::remove_file(&path) {
-            Ok(()) => {
-                remove_empty_parents(&path, out);
-                report.removed.push(path);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => return Err(Error::Io { path, source }),
+        if let Some(path) = folder.remove(stale)? {
+            report.removed.push(path);
         }
     }
     Ok(report)
@@ -148,6 +138,13 @@ fn publish(registry: &crate::Registry, skill: &Skill) -> Result<Option<Published
         return Ok(None);
     }
     let name = skill.name();
+    // A skill's folder sits beside the index, so it may not be named
+    // like the mirror's own files.
+    if name == INDEX || name.starts_with(".skillhost-") {
+        return Err(mirror_error(format!(
+            "its name {name:?} is taken by the mirror's own files"
+        )));
+    }
     let flat = skill.path.file_name().is_some_and(|f| f != SKILL_FILE);
     let listed = registry.list_resources(name)?;
     let mut files: Vec<(String, Vec<u8>)> = Vec::with_capacity(listed.len());
@@ -198,7 +195,8 @@ fn publish(registry: &crate::Registry, skill: &Skill) -> Result<Option<Published
 /// The files an existing index lists (relative to the mirror), so only
 /// those are ever removed.
 fn listed_files(index: &Path) -> BTreeSet<String> {
-    let Ok(bytes) = std::fs::read(index) else {
+    // Read only if it is a regular file: anything else is not our index.
+    let Ok(bytes) = crate::paths::read_regular(index, MAX_INDEX_BYTES) else {
         return BTreeSet::new();
     };
     let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
@@ -213,60 +211,4 @@ fn listed_files(index: &Path) -> BTreeSet<String> {
         .filter(|rel| segments::is_relative(rel))
         .map(str::to_string)
         .collect()
-}
-
-/// Writes `bytes` to `path` unless it already holds them, through a
-/// temporary file and a rename. Returns whether it wrote.
-///
-/// A replaced file gets a modification time in a later second than the
-/// old one: web servers that derive ETags from the time and size (nginx)
-/// would otherwise miss a same-size change made within one second.
-fn put(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
-    if std::fs::read(path).is_ok_and(|existing| existing == bytes) {
-        return Ok(false);
-    }
-    let old_time = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(io)?;
-    }
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".skillhost-tmp");
-    let temporary = PathBuf::from(temporary);
-    let written = std::fs::File::create(&temporary).and_then(|mut file| {
-        use std::io::Write as _;
-        file.write_all(bytes)?;
-        if let Some(old) = old_time {
-            let seconds = |t: std::time::SystemTime| {
-                t.duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs())
-            };
-            let now = std::time::SystemTime::now();
-            if seconds(now) <= seconds(old) {
-                let later =
-                    std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds(old) + 1);
-                file.set_modified(later)?;
-            }
-        }
-        Ok(())
-    });
-    written.map_err(|source| Error::Io {
-        path: temporary.clone(),
-        source,
-    })?;
-    std::fs::rename(&temporary, path).map_err(io)?;
-    Ok(true)
-}
-
-fn remove_empty_parents(path: &Path, stop: &Path) {
-    let mut dir = path.parent();
-    while let Some(d) = dir {
-        if d == stop || std::fs::remove_dir(d).is_err() {
-            break;
-        }
-        dir = d.parent();
-    }
 }

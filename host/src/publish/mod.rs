@@ -2,4 +2,5 @@
 //! strict Agent Skills rules, and publishing them as a static mirror.
 
 pub mod mirror;
+mod out;
 pub mod validate;

@@ -47,7 +47,7 @@ impl Poller {
                             due.push(Due {
                                 provider,
                                 every,
-                                next: Instant::now() + every,
+                                next: crate::clock::after(every),
                             });
                             continue;
                         }
@@ -63,7 +63,7 @@ impl Poller {
                         {
                             tracing::warn!(provider = provider.id(), error = %e, "poll failed");
                         }
-                        d.next = Instant::now() + d.every;
+                        d.next = crate::clock::after(d.every);
                     }
                 }
             })?;

@@ -98,7 +98,7 @@ impl SandboxEngine {
             .inner
             .cache
             .load(&self.inner.engine, bytes)
-            .map_err(|e| Error::Component(format!("not a valid provider component: {e}")))?;
+            .map_err(|e| Error::Component(format!("not a valid provider component: {e:#}")))?;
         let pre = self
             .inner
             .linker
@@ -106,7 +106,7 @@ impl SandboxEngine {
             .and_then(SkillProviderPre::new)
             .map_err(|e| {
                 Error::Component(format!(
-                    "the component does not fit the skillhost:provider@0.1.0 contract: {e}"
+                    "the component does not fit the skillhost:provider@0.1.0 contract: {e:#}"
                 ))
             })?;
         Ok(LoadedComponent { pre, cache })

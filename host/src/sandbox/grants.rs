@@ -19,8 +19,8 @@ use crate::paths::absolute;
 use skillhost_skill::segments;
 use std::path::{Path, PathBuf};
 
-/// Most linked skill folders mounted for one root.
-pub const MAX_LINK_MOUNTS: usize = 1024;
+/// Most linked skill folders mounted for one provider.
+pub const MAX_LINK_MOUNTS: usize = 256;
 
 /// A granted root.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +52,15 @@ pub struct VirtualRoot {
     pub shown: Location,
 }
 
+/// A symlink in a root that was not mounted, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedLink {
+    /// The link, on the host.
+    pub link: PathBuf,
+    /// Why its target is not granted.
+    pub reason: String,
+}
+
 /// Everything one provider instance may touch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Grants {
@@ -63,6 +72,8 @@ pub struct Grants {
     pub virtual_roots: Vec<VirtualRoot>,
     /// HTTP origins it may reach (`scheme://host:port`).
     pub origins: Vec<String>,
+    /// Links in the roots that were not mounted.
+    pub refused_links: Vec<RefusedLink>,
 }
 
 impl Grants {
@@ -82,7 +93,7 @@ impl Grants {
                     guest: guest.clone(),
                     host: host.clone(),
                 });
-                grants.mounts.extend(linked_folders(&host, &guest));
+                linked_folders(&host, &guest, &mut grants);
             }
             grants.roots.push(GrantedRoot {
                 guest,
@@ -197,30 +208,68 @@ impl Grants {
     }
 }
 
-/// Mounts for the symlinked folders directly inside `root`.
-fn linked_folders(root: &Path, guest_root: &str) -> Vec<Mount> {
+/// Why a symlink's canonical `target` may not be mounted for `root`: a
+/// link to `/`, to the home folder (or above it), or to the root itself or
+/// one of its ancestors would grant far more than a skill folder.
+fn link_refusal(target: &Path, root: &Path, home: Option<&Path>) -> Option<String> {
+    if target == Path::new("/") {
+        return Some("it points at / (the whole filesystem)".to_string());
+    }
+    if root.starts_with(target) {
+        return Some(format!(
+            "it points at {} (the root or a folder above it)",
+            target.display()
+        ));
+    }
+    if let Some(home) = home
+        && home.starts_with(target)
+    {
+        return Some(format!(
+            "it points at {} (the home folder or a folder above it)",
+            target.display()
+        ));
+    }
+    None
+}
+
+/// Mounts the symlinked folders directly inside `root` (at most
+/// [`MAX_LINK_MOUNTS`] for the provider); the others are noted.
+fn linked_folders(root: &Path, guest_root: &str, grants: &mut Grants) {
     let Ok(entries) = std::fs::read_dir(root) else {
-        return Vec::new();
+        return;
     };
-    let mut mounts: Vec<Mount> = entries
+    let home = std::env::home_dir().and_then(|h| std::fs::canonicalize(h).ok());
+    let mut found: Vec<(String, PathBuf, PathBuf)> = entries
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
-            if name.starts_with('.') || name.contains('/') {
+            if name.starts_with('.') || name.contains('/') || !segments::is_relative(&name) {
                 return None;
             }
             // A loop or a dangling link fails here; the provider reports it.
             let target = std::fs::canonicalize(e.path()).ok()?;
-            target.is_dir().then(|| Mount {
-                guest: format!("{guest_root}/{name}"),
-                host: target,
-            })
+            target.is_dir().then(|| (name, e.path(), target))
         })
         .collect();
-    mounts.sort_by(|a, b| a.guest.cmp(&b.guest));
-    mounts.truncate(MAX_LINK_MOUNTS);
-    mounts
+    found.sort();
+    for (name, link, target) in found {
+        if let Some(reason) = link_refusal(&target, root, home.as_deref()) {
+            grants.refused_links.push(RefusedLink { link, reason });
+            continue;
+        }
+        if grants.mounts.len() > MAX_LINK_MOUNTS {
+            grants.refused_links.push(RefusedLink {
+                link,
+                reason: format!("over the limit of {MAX_LINK_MOUNTS} linked folders per provider"),
+            });
+            continue;
+        }
+        grants.mounts.push(Mount {
+            guest: format!("{guest_root}/{name}"),
+            host: target,
+        });
+    }
 }
 
 #[cfg(test)]

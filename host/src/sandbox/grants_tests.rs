@@ -31,6 +31,7 @@ fn grants() -> Grants {
             shown: Location::Url("https://skills.example.com/team".into()),
         }],
         origins: Vec::new(),
+        refused_links: Vec::new(),
     }
 }
 
@@ -101,4 +102,37 @@ fn maps_host_paths_back() {
         Some("/skills/0/linked/SKILL.md".into())
     );
     assert_eq!(g.to_guest(Path::new("/elsewhere")), None);
+}
+
+#[test]
+fn links_to_the_filesystem_home_root_or_ancestors_are_not_mounted() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let root = base.join("project/skills");
+    let shared = base.join("shared/pdf");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&shared).unwrap();
+    for (name, target) in [
+        ("slash", Path::new("/").to_path_buf()),
+        ("itself", root.clone()),
+        ("parent", base.join("project")),
+        ("pdf", shared.clone()),
+    ] {
+        std::os::unix::fs::symlink(&target, root.join(name)).unwrap();
+    }
+    let grants = Grants::for_roots(std::slice::from_ref(&root));
+    let mounted: Vec<&str> = grants.mounts.iter().map(|m| m.guest.as_str()).collect();
+    assert_eq!(mounted, ["/skills/0", "/skills/0/pdf"]);
+    let refused: Vec<String> = grants
+        .refused_links
+        .iter()
+        .map(|r| r.link.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(refused, ["itself", "parent", "slash"]);
+    assert!(
+        grants
+            .refused_links
+            .iter()
+            .all(|r| r.reason.contains("points at"))
+    );
 }

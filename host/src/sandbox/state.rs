@@ -28,14 +28,14 @@ pub(crate) struct CallClock {
 impl CallClock {
     pub(crate) fn new(budget: Duration) -> Self {
         CallClock {
-            deadline: Instant::now() + budget,
+            deadline: crate::clock::after(budget),
             budget,
         }
     }
 
     /// Starts the clock for a new call.
     pub(crate) fn restart(&mut self) {
-        self.deadline = Instant::now() + self.budget;
+        self.deadline = crate::clock::after(self.budget);
     }
 }
 

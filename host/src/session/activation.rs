@@ -33,17 +33,43 @@ pub fn activated(log: &dyn SessionLog) -> BTreeSet<String> {
         .collect()
 }
 
-/// The skill roots discovered below the working folder in this session,
-/// in the order they were found.
-pub fn discovered_roots(log: &dyn SessionLog) -> Vec<PathBuf> {
+/// The skill roots discovered below the working folder `cwd` in this
+/// session, in the order they were found.
+///
+/// The log is data, not authority: anyone who can write it could name any
+/// folder of the machine. A root is honoured only when it lies below `cwd`
+/// (no `..`), is named like a skills folder (`.agents/skills` or
+/// `.claude/skills`), and is among the first [`MAX_DISCOVERED_ROOTS`].
+pub fn discovered_roots(log: &dyn SessionLog, cwd: &Path) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = since_clear(log)
         .filter(|e| e.kind == DISCOVERED)
         .flat_map(|e| e.items.iter().rev().map(PathBuf::from))
         .collect();
     roots.reverse();
     let mut seen = BTreeSet::new();
-    roots.retain(|r| seen.insert(r.clone()));
+    roots.retain(|r| is_nested_root(r, cwd) && seen.insert(r.clone()));
+    roots.truncate(MAX_DISCOVERED_ROOTS);
     roots
+}
+
+/// Whether `root` is a skills folder of a folder strictly below `cwd`
+/// (`cwd`'s own skills folders are the usual roots, not nested ones).
+fn is_nested_root(root: &Path, cwd: &Path) -> bool {
+    let plain = root.is_absolute()
+        && root.components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::RootDir | std::path::Component::Normal(_)
+            )
+        });
+    plain
+        && ROOT_NAMES.iter().any(|name| {
+            root.ends_with(name)
+                && root
+                    .ancestors()
+                    .nth(Path::new(name).components().count())
+                    .is_some_and(|holder| holder.starts_with(cwd) && holder != cwd)
+        })
 }
 
 /// Whether the skill is active: unconditional, or activated.
@@ -195,7 +221,7 @@ pub fn touch(
     log: &mut dyn SessionLog,
     options: RenderOptions,
 ) -> Result<Activation, Error> {
-    let known = discovered_roots(log);
+    let known = discovered_roots(log, cwd);
     let nested = nested_roots(cwd, touched, &known, MAX_DISCOVERED_ROOTS);
     let before: BTreeSet<String> = registry
         .snapshot()

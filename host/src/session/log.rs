@@ -155,39 +155,80 @@ impl SessionLog for MemoryLog {
     }
 }
 
+/// Largest session log read, in bytes.
+pub const MAX_LOG_BYTES: u64 = 1024 * 1024 * 1024;
+
 /// A session log in a JSONL file: one JSON object per line, appended to.
+///
+/// The file is data, not authority, and may have been written by anything:
+/// a line that is not UTF-8, not JSON, or cut short by a writer killed
+/// mid-append is skipped with a warning (and kept in the file), never a
+/// reason to fail. Appends take an exclusive lock and write the whole
+/// line at once, so two processes appending to one log never interleave
+/// inside a line; a torn last line gets a newline first, so nothing
+/// earlier is lost.
 pub struct JsonlLog {
     path: PathBuf,
     events: Vec<Event>,
+    warnings: Vec<String>,
 }
 
 impl JsonlLog {
-    /// Opens (or starts) the log at `path`. Lines that are not JSON objects
-    /// with a `type` are kept in the file and skipped here.
+    /// Opens (or starts) the log at `path`.
     pub fn open(path: &Path) -> Result<Self, Error> {
         let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
         };
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        let bytes = match crate::paths::read_regular(path, MAX_LOG_BYTES) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(io(e)),
         };
-        let events = text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .filter_map(|l| serde_json::from_str(l).ok().and_then(Event::from_json))
-            .collect();
+        let mut events = Vec::new();
+        let mut warnings = Vec::new();
+        let last = bytes.split(|&b| b == b'\n').count();
+        for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let number = index + 1;
+            let Ok(text) = std::str::from_utf8(line) else {
+                warnings.push(format!("{}:{number}: not UTF-8; skipped", path.display()));
+                continue;
+            };
+            match serde_json::from_str(text).map(Event::from_json) {
+                Ok(Some(event)) => events.push(event),
+                // Another tool's line (an object without a type, say).
+                Ok(None) => {}
+                Err(_) if number == last => warnings.push(format!(
+                    "{}:{number}: the last line is cut short (a write was interrupted); skipped",
+                    path.display()
+                )),
+                Err(e) => warnings.push(format!(
+                    "{}:{number}: not a JSON event ({e}); skipped",
+                    path.display()
+                )),
+            }
+        }
+        for warning in &warnings {
+            tracing::warn!("{warning}");
+        }
         Ok(JsonlLog {
             path: path.to_path_buf(),
             events,
+            warnings,
         })
     }
 
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The lines skipped when the log was read, and why.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 }
 
@@ -208,31 +249,40 @@ impl SessionLog for JsonlLog {
         let mut line =
             serde_json::to_string(&event.to_json()).map_err(|e| io(std::io::Error::other(e)))?;
         line.push('\n');
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(io)?;
-        // A file that does not end with a newline (a torn write) gets one
-        // first, so this event is a line of its own.
-        let length = file.metadata().map_err(io)?.len();
-        if length > 0 && !ends_with_newline(&self.path).map_err(io)? {
-            file.write_all(b"\n").map_err(io)?;
-        }
-        file.write_all(line.as_bytes()).map_err(io)?;
-        file.sync_data().map_err(io)?;
+        let mut file = crate::paths::open_regular(
+            &self.path,
+            std::fs::OpenOptions::new()
+                .create(true)
+                .read(true)
+                .append(true),
+        )
+        .map_err(io)?;
+        file.lock().map_err(io)?;
+        let appended = append_line(&mut file, &line);
+        let _ = file.unlock();
+        appended.map_err(io)?;
         self.events.push(event);
         Ok(())
     }
 }
 
-fn ends_with_newline(path: &Path) -> std::io::Result<bool> {
+/// Appends `line` as one write, after a newline if the file's last line
+/// was cut short; called with the file locked.
+fn append_line(file: &mut std::fs::File, line: &str) -> std::io::Result<()> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path)?;
-    file.seek(SeekFrom::End(-1))?;
-    let mut last = [0u8; 1];
-    file.read_exact(&mut last)?;
-    Ok(last[0] == b'\n')
+    let mut out = Vec::with_capacity(line.len() + 1);
+    if file.metadata()?.len() > 0 {
+        file.seek(SeekFrom::End(-1))?;
+        let mut last = [0u8; 1];
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            out.push(b'\n');
+        }
+    }
+    out.extend_from_slice(line.as_bytes());
+    // O_APPEND puts the write at the end whatever the read position.
+    file.write_all(&out)?;
+    file.sync_data()
 }
 
 #[cfg(test)]
@@ -264,6 +314,28 @@ mod tests {
             text.lines().any(|l| l == "not json"),
             "foreign lines are kept"
         );
+    }
+
+    #[test]
+    fn broken_lines_are_skipped_with_a_warning_and_nothing_earlier_is_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let mut bytes = b"{\"type\":\"user\"}\n".to_vec();
+        bytes.extend_from_slice(b"\xff\xfe not utf-8\n");
+        bytes.extend_from_slice(b"{\"type\":\"tool\"}\n");
+        bytes.extend_from_slice(b"{\"type\":\"skill-cat");
+        std::fs::write(&path, &bytes).unwrap();
+        let mut log = JsonlLog::open(&path).unwrap();
+        assert_eq!(log.len(), 2);
+        assert_eq!(log.warnings().len(), 2, "{:?}", log.warnings());
+        assert!(log.warnings()[0].contains(":2: not UTF-8"));
+        assert!(log.warnings()[1].contains(":4: the last line is cut short"));
+        log.append(Event::new("after")).unwrap();
+        let reopened = JsonlLog::open(&path).unwrap();
+        let kinds: Vec<&str> = (0..reopened.len())
+            .map(|i| reopened.get(i).unwrap().kind.as_str())
+            .collect();
+        assert_eq!(kinds, ["user", "tool", "after"]);
     }
 
     #[test]

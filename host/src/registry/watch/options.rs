@@ -58,6 +58,7 @@ impl WatchOptions {
 
     /// How long after its first event a burst is delivered in any case.
     pub(crate) fn overdue(&self) -> Duration {
-        self.max_delay.max(self.stability.unwrap_or_default() * 10)
+        self.max_delay
+            .max(self.stability.unwrap_or_default().saturating_mul(10))
     }
 }

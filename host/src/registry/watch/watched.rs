@@ -4,6 +4,7 @@
 use super::backend::Target;
 use super::options::WatchOptions;
 use super::routing::merge_into;
+use crate::clock::later;
 use crate::provider::{ChangeKind, Provider};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -62,15 +63,15 @@ impl Watched {
     /// When the pending burst is due: quiet for the window, or overdue.
     pub(super) fn burst_due_at(&self, options: &WatchOptions) -> Option<Instant> {
         let (first, last) = self.first_event.zip(self.last_event)?;
-        Some((last + options.quiet()).min(first + options.overdue()))
+        Some(later(last, options.quiet()).min(later(first, options.overdue())))
     }
 
     /// Takes the pending burst if it is due at `now`: quiet (and, with a
     /// stability wait, every written file settled), or overdue.
     pub(super) fn take_due(&mut self, now: Instant, options: &WatchOptions) -> Option<Changes> {
         let (first, last) = self.first_event.zip(self.last_event)?;
-        let quiet = now >= last + options.window;
-        let overdue = now >= first + options.overdue();
+        let quiet = now >= later(last, options.window);
+        let overdue = now >= later(first, options.overdue());
         let settled = match options.stability {
             Some(d) if !overdue => self.pending.iter().all(|(p, _)| settled_for(p, d)),
             _ => true,
@@ -99,10 +100,10 @@ impl Watched {
             // The registry must learn the view is no longer complete.
             self.provider.invalidate();
         } else {
-            self.backoff = (self.backoff * 2).min(options.retry_max);
+            self.backoff = self.backoff.saturating_mul(2).min(options.retry_max);
         }
         self.failure = Some(reason);
-        self.retry_at = Some(Instant::now() + self.backoff);
+        self.retry_at = Some(crate::clock::after(self.backoff));
     }
 }
 

@@ -5,7 +5,11 @@
 
 use crate::sandbox::state::HostState;
 use wasmtime::StoreContextMut;
-use wasmtime::component::{Linker, Val};
+use wasmtime::component::{Linker, Resource};
+use wasmtime_wasi::p2::bindings::sockets::ip_name_lookup::ResolveAddressStream;
+use wasmtime_wasi::p2::bindings::sockets::network::{ErrorCode, IpAddressFamily, Network};
+use wasmtime_wasi::p2::bindings::sockets::tcp::TcpSocket;
+use wasmtime_wasi::p2::bindings::sockets::udp::UdpSocket;
 
 /// The WASI version whose shims are replaced.
 const WASI: &str = "0.2.12";
@@ -31,33 +35,47 @@ fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
                 Ok((Vec::<(String, String)>::new(),))
             },
         )?;
-    for (interface, function, what) in [
-        (
-            "tcp-create-socket",
+    // Typed, so linking checks the guest imports each with the signature
+    // WASI gives it: a component declaring another is refused when it is
+    // loaded, with a diagnostic, instead of confusing the host at a call.
+    let refuse = |store: StoreContextMut<'_, HostState>, what: &str| {
+        store
+            .data()
+            .refusals
+            .record(format!("tried to {what}: refused, no network is granted"));
+    };
+    linker
+        .instance(&format!("wasi:sockets/tcp-create-socket@{WASI}"))?
+        .func_wrap(
             "create-tcp-socket",
-            "open a TCP socket",
-        ),
-        (
-            "udp-create-socket",
+            move |store: StoreContextMut<'_, HostState>,
+                  (_family,): (IpAddressFamily,)|
+                  -> wasmtime::Result<(Result<Resource<TcpSocket>, ErrorCode>,)> {
+                refuse(store, "open a TCP socket");
+                Ok((Err(ErrorCode::AccessDenied),))
+            },
+        )?;
+    linker
+        .instance(&format!("wasi:sockets/udp-create-socket@{WASI}"))?
+        .func_wrap(
             "create-udp-socket",
-            "open a UDP socket",
-        ),
-        ("ip-name-lookup", "resolve-addresses", "resolve a host name"),
-    ] {
-        linker
-            .instance(&format!("wasi:sockets/{interface}@{WASI}"))?
-            .func_new(function, move |store, _ty, _params, results| {
-                store
-                    .data()
-                    .refusals
-                    .record(format!("tried to {what}: refused, no network is granted"));
-                // Every one of these returns result<_, error-code>.
-                if let Some(slot) = results.first_mut() {
-                    *slot =
-                        Val::Result(Err(Some(Box::new(Val::Enum("access-denied".to_string())))));
-                }
-                Ok(())
-            })?;
-    }
+            move |store: StoreContextMut<'_, HostState>,
+                  (_family,): (IpAddressFamily,)|
+                  -> wasmtime::Result<(Result<Resource<UdpSocket>, ErrorCode>,)> {
+                refuse(store, "open a UDP socket");
+                Ok((Err(ErrorCode::AccessDenied),))
+            },
+        )?;
+    linker
+        .instance(&format!("wasi:sockets/ip-name-lookup@{WASI}"))?
+        .func_wrap(
+            "resolve-addresses",
+            move |store: StoreContextMut<'_, HostState>,
+                  (_network, _name): (Resource<Network>, String)|
+                  -> wasmtime::Result<(Result<Resource<ResolveAddressStream>, ErrorCode>,)> {
+                refuse(store, "resolve a host name");
+                Ok((Err(ErrorCode::AccessDenied),))
+            },
+        )?;
     Ok(())
 }

@@ -2,11 +2,18 @@
 //! granted to the provider, and never waiting past its call's deadline
 //! (host code cannot be interrupted by the epoch, so every wait is bounded
 //! by the time the call has left).
+//!
+//! What a provider can make the host hold is bounded too: a few requests
+//! in flight, header maps of a few kilobytes (a provider granted no origin
+//! can build requests it will never send, so its bound is smaller), request
+//! bodies of 1 MiB and response bodies of 64 MiB, buffered 64 KiB at a time.
 
 use crate::sandbox::refusals::Refusals;
 use crate::sandbox::state::HostState;
-use http_body_util::BodyExt;
+use http_body_util::{BodyExt, Limited};
 use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use wasmtime_wasi_http::{
     Error, RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView,
@@ -15,6 +22,17 @@ use wasmtime_wasi_http::{
 /// Longest a connection, first byte or gap between bytes may take, even
 /// when the call has more time.
 const MAX_WAIT: Duration = Duration::from_secs(30);
+/// Most requests one instance may have in flight.
+pub const MAX_IN_FLIGHT: usize = 8;
+/// Largest request body sent, in bytes.
+pub const MAX_REQUEST_BODY: usize = 1024 * 1024;
+/// Largest response body received, in bytes.
+pub const MAX_RESPONSE_BODY: usize = 64 * 1024 * 1024;
+/// Largest header map, in bytes, for a provider granted origins / none.
+const FIELDS_WITH_ORIGINS: usize = 64 * 1024;
+const FIELDS_WITHOUT_ORIGINS: usize = 4 * 1024;
+/// How much of an outgoing body is buffered at a time.
+const BODY_CHUNK: usize = 64 * 1024;
 
 /// The `wasi:http` state of one instance: wasmtime's context and the gate
 /// every request passes.
@@ -25,10 +43,25 @@ pub(crate) struct HttpCtx {
 
 impl HttpCtx {
     pub(crate) fn new(origins: &[String], refusals: Refusals) -> Self {
+        let mut ctx = WasiHttpCtx::new();
+        ctx.set_field_size_limit(if origins.is_empty() {
+            FIELDS_WITHOUT_ORIGINS
+        } else {
+            FIELDS_WITH_ORIGINS
+        });
         HttpCtx {
-            ctx: WasiHttpCtx::new(),
+            ctx,
             gate: HttpGate::new(origins, refusals),
         }
+    }
+}
+
+/// Counts one request in flight until its connection is done.
+struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -50,6 +83,7 @@ struct HttpGate {
     refusals: Refusals,
     /// When the call in progress must end.
     deadline: Option<Instant>,
+    in_flight: Arc<AtomicUsize>,
 }
 
 /// `scheme://host:port` of a URI, the port explicit.
@@ -71,6 +105,7 @@ impl HttpGate {
             origins: origins.iter().map(|o| o.to_ascii_lowercase()).collect(),
             refusals,
             deadline: None,
+            in_flight: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -104,6 +139,10 @@ type Sent = Box<
 >;
 
 impl WasiHttpHooks for HttpGate {
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        BODY_CHUNK
+    }
+
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,
@@ -120,20 +159,57 @@ impl WasiHttpHooks for HttpGate {
             ));
             return Box::new(async { Err(Error::HttpRequestDenied) });
         }
+        if self.in_flight.fetch_add(1, Ordering::AcqRel) >= MAX_IN_FLIGHT {
+            self.in_flight.fetch_sub(1, Ordering::AcqRel);
+            self.refusals.record(format!(
+                "had more than {MAX_IN_FLIGHT} HTTP requests in flight: refused"
+            ));
+            return Box::new(async { Err(Error::ConnectionLimitReached) });
+        }
+        let guard = InFlight(self.in_flight.clone());
         let options = options.unwrap_or_default();
         let options = RequestOptions {
             connect_timeout: self.bounded(options.connect_timeout),
             first_byte_timeout: self.bounded(options.first_byte_timeout),
             between_bytes_timeout: self.bounded(options.between_bytes_timeout),
         };
+        let request = request.map(|body| {
+            Limited::new(body, MAX_REQUEST_BODY)
+                .map_err(|e| over(e, Error::HttpRequestBodySize(Some(MAX_REQUEST_BODY as u64))))
+                .boxed_unsync()
+        });
         Box::new(async move {
             let (response, io) =
                 wasmtime_wasi_http::default_send_request(request, Some(options)).await?;
+            let response = response.map(|body| {
+                Limited::new(body, MAX_RESPONSE_BODY)
+                    .map_err(|e| {
+                        over(
+                            e,
+                            Error::HttpResponseBodySize(Some(MAX_RESPONSE_BODY as u64)),
+                        )
+                    })
+                    .boxed_unsync()
+            });
+            // The request counts as in flight until its connection is done.
+            let io = async move {
+                let _guard = guard;
+                io.await
+            };
             Ok((
-                response.map(BodyExt::boxed_unsync),
+                response,
                 Box::new(io) as Box<dyn Future<Output = Result<(), Error>> + Send>,
             ))
         })
+    }
+}
+
+/// The error a limited body ended with: its own, or `limit` when it was
+/// the limit.
+fn over(error: Box<dyn std::error::Error + Send + Sync>, limit: Error) -> Error {
+    match error.downcast::<Error>() {
+        Ok(own) => *own,
+        Err(_) => limit,
     }
 }
 
