@@ -3,6 +3,7 @@
 mod config;
 mod reading;
 mod session;
+mod usage;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -23,6 +24,8 @@ pub fn skillhost(args: &[&str], cwd: &Path, home: &Path) -> Output {
             "SKILLHOST_CACHE_DIR",
             workspace().join("target/test-compile-cache"),
         )
+        // Usage is recorded in the test's own home, never the real one.
+        .env("SKILLHOST_STATE_DIR", home.join(".state"))
         .output()
         .expect("the binary runs")
 }

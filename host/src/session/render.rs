@@ -184,10 +184,14 @@ fn render_with(skills: &[&Skill], options: RenderOptions, scores: Option<&Scores
     let allowances = match scores {
         None => allowances(&items, options.budget),
         Some(scores) => {
-            let score = |item: &Item<'_>| scores.get(item.name).copied().unwrap_or(0.0);
+            let mut scored: Vec<(f64, Item<'_>)> = items
+                .into_iter()
+                .map(|i| (scores.get(i.name).copied().unwrap_or(0.0), i))
+                .collect();
             // Stable: equal scores stay in name order.
-            items.sort_by(|a, b| score(b).total_cmp(&score(a)));
-            let ranked: Vec<f64> = items.iter().map(score).collect();
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let ranked: Vec<f64> = scored.iter().map(|(s, _)| *s).collect();
+            items = scored.into_iter().map(|(_, i)| i).collect();
             ranked_allowances(&items, &ranked, options.budget)
         }
     };
@@ -340,14 +344,18 @@ fn ranked_allowances(items: &[Item<'_>], scores: &[f64], budget: usize) -> Vec<u
         let group: Vec<usize> = (start..end).filter(|&i| !items[i].bundled).collect();
         end = start;
         // Cutting an entry to its name saves its text and the `: `.
-        let all: usize = group.iter().map(|&i| allow[i] + 2 * usize::from(allow[i] > 0)).sum();
+        let all: usize = group
+            .iter()
+            .map(|&i| allow[i] + 2 * usize::from(allow[i] > 0))
+            .sum();
         if all <= excess {
             group.iter().for_each(|&i| allow[i] = 0);
             excess -= all;
             continue;
         }
         // The largest cap whose savings cover the excess.
-        let saved = |cap: usize| -> usize { group.iter().map(|&i| allow[i].saturating_sub(cap)).sum() };
+        let saved =
+            |cap: usize| -> usize { group.iter().map(|&i| allow[i].saturating_sub(cap)).sum() };
         let (mut low, mut high) = (0usize, group.iter().map(|&i| allow[i]).max().unwrap_or(0));
         while low < high {
             let mid = (low + high).div_ceil(2);
@@ -358,7 +366,11 @@ fn ranked_allowances(items: &[Item<'_>], scores: &[f64], budget: usize) -> Vec<u
             }
         }
         for &i in &group {
-            allow[i] = if low < MIN_SHARE { 0 } else { allow[i].min(low) };
+            allow[i] = if low < MIN_SHARE {
+                0
+            } else {
+                allow[i].min(low)
+            };
         }
         excess = 0;
     }

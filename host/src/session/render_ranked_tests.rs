@@ -54,7 +54,9 @@ fn over_budget_the_least_scored_are_shortened_first() {
         .collect();
     let refs: Vec<&Skill> = skills.iter().collect();
     // s0 scores highest, s9 lowest.
-    let ranked: Scores = (0..10).map(|i| (format!("s{i}"), 10.0 - i as f64)).collect();
+    let ranked: Scores = (0..10)
+        .map(|i| (format!("s{i}"), 10.0 - i as f64))
+        .collect();
     let options = RenderOptions {
         entry_cap: 250,
         budget: 1_600,
@@ -64,10 +66,17 @@ fn over_budget_the_least_scored_are_shortened_first() {
     assert_eq!(listing.names.len(), 10, "every skill is still listed");
     let full = format!(": {}", "d".repeat(200));
     for i in 0..7 {
-        assert!(line(&listing, &format!("s{i}")).ends_with(&full), "s{i} keeps its text");
+        assert!(
+            line(&listing, &format!("s{i}")).ends_with(&full),
+            "s{i} keeps its text"
+        );
     }
     for i in 8..10 {
-        assert_eq!(line(&listing, &format!("s{i}")), format!("- s{i}"), "s{i} is cut to its name");
+        assert_eq!(
+            line(&listing, &format!("s{i}")),
+            format!("- s{i}"),
+            "s{i} is cut to its name"
+        );
     }
     let s7 = line(&listing, "s7");
     assert!(s7.ends_with('…') && s7.len() < full.len(), "{s7}");
@@ -90,7 +99,11 @@ fn bundled_skills_keep_their_text_however_low_they_score() {
     assert!(listing.inner.chars().count() <= 1_000);
     assert_eq!(listing.names.last().map(String::as_str), Some("builtin"));
     assert!(line(&listing, "builtin").ends_with(&"b".repeat(200)));
-    assert_eq!(line(&listing, "u0"), "- u0", "the lowest user skill goes first");
+    assert_eq!(
+        line(&listing, "u0"),
+        "- u0",
+        "the lowest user skill goes first"
+    );
 }
 
 #[test]
@@ -120,7 +133,9 @@ fn ranked_output_does_not_depend_on_input_order() {
     let skills: Vec<Skill> = (0..50)
         .map(|i| skill(&format!("k{i:02}"), &"x".repeat(100 + i), Scope::User))
         .collect();
-    let ranked: Scores = (0..50).map(|i| (format!("k{i:02}"), (i % 7) as f64)).collect();
+    let ranked: Scores = (0..50)
+        .map(|i| (format!("k{i:02}"), (i % 7) as f64))
+        .collect();
     let options = RenderOptions {
         entry_cap: 250,
         budget: 2_500,

@@ -32,7 +32,12 @@
 //! ```
 
 pub mod clock;
+pub mod curator;
 pub mod error;
+pub mod learn;
+pub mod patterns;
+pub mod record;
+pub mod runner;
 pub mod score;
 pub mod store;
 

@@ -31,7 +31,11 @@ pub fn score(count: u64, last_used: Option<SystemTime>, now: SystemTime) -> f64 
 /// A skill's score from what the store knows of it, with the pinned floor.
 pub fn skill_score(usage: Option<&SkillUsage>, pinned: bool, now: SystemTime) -> f64 {
     let raw = usage.map_or(0.0, |u| score(u.count, u.last_used, now));
-    if pinned { raw.max(PINNED_MIN_SCORE) } else { raw }
+    if pinned {
+        raw.max(PINNED_MIN_SCORE)
+    } else {
+        raw
+    }
 }
 
 /// The score of every skill in `catalog`, by name, for the listing.

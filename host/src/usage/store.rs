@@ -276,7 +276,10 @@ impl UsageStore {
 
     /// Runs `f` in one immediate transaction (waiting for other writers)
     /// and commits it.
-    fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>) -> Result<T, Error> {
+    fn write<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
+    ) -> Result<T, Error> {
         let mut conn = self.lock();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -347,7 +350,10 @@ impl UsageStore {
 
     /// Notes skills as seen now, unless they were seen before: a skill with
     /// no invocation counts its idle time from then.
-    pub fn observe_skills<'n>(&self, names: impl IntoIterator<Item = &'n str>) -> Result<(), Error> {
+    pub fn observe_skills<'n>(
+        &self,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> Result<(), Error> {
         let names: Vec<&str> = names
             .into_iter()
             .filter(|n| check("skill", n, false).is_ok())
@@ -696,7 +702,10 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<(), Error> {
             known: SCHEMA_VERSION,
         });
     }
-    for step in MIGRATIONS.iter().skip(usize::try_from(version).unwrap_or(0)) {
+    for step in MIGRATIONS
+        .iter()
+        .skip(usize::try_from(version).unwrap_or(0))
+    {
         tx.execute_batch(step).map_err(err)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
@@ -807,7 +816,11 @@ mod tests {
                 Err(Error::Invalid { .. })
             ));
         }
-        assert!(store.record_invocation(&invocation("", Outcome::Inline)).is_err());
+        assert!(
+            store
+                .record_invocation(&invocation("", Outcome::Inline))
+                .is_err()
+        );
         assert_eq!(store.tool_call_count().unwrap(), 0);
     }
 
@@ -830,10 +843,16 @@ mod tests {
         store.heartbeat("cli").unwrap();
         store.set_paused(true).unwrap();
         let report = serde_json::json!({"skills": []});
-        assert!(store.record_review("runner", &report, Some(days(7.0))).unwrap());
+        assert!(
+            store
+                .record_review("runner", &report, Some(days(7.0)))
+                .unwrap()
+        );
         clock.advance(days(1.0));
         assert!(
-            !store.record_review("runner", &report, Some(days(7.0))).unwrap(),
+            !store
+                .record_review("runner", &report, Some(days(7.0)))
+                .unwrap(),
             "too soon after the last one"
         );
         let state = store.runner_state().unwrap();
