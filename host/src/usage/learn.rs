@@ -60,13 +60,11 @@ pub fn plan(
         let folder = root.join(&name);
         let skipped = if existing.contains(&name) {
             Some(format!("a skill named {name} already exists"))
-        } else if let Some(path) = [folder.clone(), root.join(format!("{name}.md"))]
-            .into_iter()
-            .find(|p| p.symlink_metadata().is_ok())
-        {
-            Some(format!("{} already exists", path.display()))
         } else {
-            None
+            [folder.clone(), root.join(format!("{name}.md"))]
+                .into_iter()
+                .find(|p| p.symlink_metadata().is_ok())
+                .map(|path| format!("{} already exists", path.display()))
         };
         out.push(Planned {
             content: skill_md(pattern, &name),
