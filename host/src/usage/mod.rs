@@ -38,6 +38,7 @@ pub mod learn;
 pub mod patterns;
 pub mod record;
 pub mod runner;
+mod schema;
 pub mod score;
 pub mod store;
 
