@@ -33,6 +33,15 @@ pub struct SourceArgs {
     pub no_bundled: bool,
 }
 
+/// Where the usage store lives, for every command that reads or records use.
+#[derive(clap::Args, Clone, Default)]
+pub struct StateArgs {
+    /// The state folder holding usage.db (default: SKILLHOST_STATE_DIR, else
+    /// $XDG_STATE_HOME/skillhost, else ~/.local/state/skillhost).
+    #[arg(long = "state", value_name = "DIR")]
+    pub state: Option<PathBuf>,
+}
+
 /// The commands.
 #[derive(Subcommand)]
 pub enum Command {
@@ -78,6 +87,9 @@ pub enum Command {
         /// The agent, for delta mode.
         #[arg(long, value_name = "ID", default_value = "main")]
         agent: String,
+        /// Usage scores order the listing and decide what is shortened first.
+        #[command(flatten)]
+        state: StateArgs,
     },
     /// Record files the agent touched; print the reminder naming skills that
     /// became available, if any.
@@ -116,6 +128,9 @@ pub enum Command {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+        /// The invocation is recorded in this state folder's usage store.
+        #[command(flatten)]
+        state: StateArgs,
     },
     /// Print the catalog, then again each time it changes (until interrupted).
     Watch {
@@ -136,6 +151,9 @@ pub enum Command {
         #[arg(long, default_value_t = 10, value_name = "MS",
               value_parser = clap::value_parser!(u64).range(0..=60_000))]
         window: u64,
+        /// The usage store the idle runner reviews into.
+        #[command(flatten)]
+        state: StateArgs,
     },
     /// Publish skill roots as a static mirror any web server can serve: an
     /// index.json (a SEP-2640 skills/list result) and every skill's files.
@@ -163,7 +181,8 @@ pub enum Command {
     },
     /// Time the sandboxed provider against a native scan with the same
     /// discovery rules and parser, or (with --latency) how fast a file change
-    /// reaches the catalog, or (with --catalog) the injector's per-step costs.
+    /// reaches the catalog, or (with --catalog) the injector's per-step costs, or
+    /// (with --usage) pattern detection, ranking and recording.
     Bench {
         /// Skills in the generated tree.
         #[arg(long, default_value_t = 1000)]
@@ -183,7 +202,86 @@ pub enum Command {
         /// Use polling instead of native events for --latency.
         #[arg(long)]
         poll: bool,
+        /// Measure the usage layer instead: pattern detection, scoring and
+        /// ranking, recording one invocation.
+        #[arg(long, conflicts_with_all = ["latency", "catalog"])]
+        usage: bool,
         /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// usage, curate, record, learn.
+    #[command(flatten)]
+    Usage(UsageCommand),
+}
+
+/// The usage commands (`usage`, `curate`, `record`, `learn`).
+#[derive(Subcommand)]
+pub enum UsageCommand {
+    /// List each skill's uses, last use and usage score.
+    Usage {
+        #[command(flatten)]
+        sources: SourceArgs,
+        #[command(flatten)]
+        state: StateArgs,
+        /// Print the listing as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Report each skill's lifecycle state (active, inactive, stale,
+    /// deprecated) and the candidates to archive; archive, restore, or
+    /// pause and resume the idle runner.
+    Curate {
+        #[command(flatten)]
+        sources: SourceArgs,
+        #[command(flatten)]
+        state: StateArgs,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Move deprecated skills of writable local roots into <root>/.archive/.
+        #[arg(long)]
+        archive: bool,
+        /// Move the archived skill NAME back into its root.
+        #[arg(long, value_name = "NAME")]
+        restore: Option<String>,
+        /// Pause the idle runner of every process using this store.
+        #[arg(long, conflicts_with = "resume")]
+        pause: bool,
+        /// Resume the idle runner.
+        #[arg(long)]
+        resume: bool,
+    },
+    /// Record tool calls of a session, in order, for `learn`.
+    Record {
+        /// The session's id.
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// The tools called.
+        #[arg(required = true, value_name = "TOOL")]
+        tools: Vec<String>,
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Turn tool sequences repeated across sessions into new skills.
+    Learn {
+        /// Print what would be written, and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Leave out patterns less confident than this (0 to 1).
+        #[arg(long, default_value_t = skillhost::usage::learn::DEFAULT_MIN_CONFIDENCE, value_name = "X")]
+        min_confidence: f64,
+        /// The writable skills root the new skills go into.
+        #[arg(long, value_name = "ROOT")]
+        into: PathBuf,
+        /// A session log (JSONL) whose tool-call events count as one more session.
+        #[arg(long = "log", value_name = "FILE")]
+        logs: Vec<PathBuf>,
+        #[command(flatten)]
+        sources: SourceArgs,
+        #[command(flatten)]
+        state: StateArgs,
+        /// Print the plan as JSON.
         #[arg(long)]
         json: bool,
     },

@@ -1,12 +1,13 @@
 //! What every command works with: the sandbox, the configuration, and the
 //! registry the command's sources make.
 
-use crate::args::SourceArgs;
+use crate::args::{SourceArgs, StateArgs};
 use anyhow::{Context as _, Result};
 use skillhost::config::Config;
 use skillhost::config::trust::TrustStore;
 use skillhost::provider::sources::local::default_roots;
 use skillhost::session::{SessionLog, activation};
+use skillhost::usage::UsageStore;
 use skillhost::{Registry, RemoteSource, Runtime, Scope, Sources};
 use std::path::{Path, PathBuf};
 
@@ -125,4 +126,15 @@ fn trusted(config: &Config) -> bool {
 /// The current folder.
 pub fn cwd() -> Result<PathBuf> {
     std::env::current_dir().context("cannot read the current folder")
+}
+
+/// The usage store's file for `--state` (or the environment's default).
+pub fn usage_path(state: &StateArgs) -> Result<PathBuf> {
+    skillhost::usage::store::default_path(state.state.as_deref())
+        .context("no state folder: pass --state DIR or set SKILLHOST_STATE_DIR")
+}
+
+/// The usage store, created if needed.
+pub fn usage_store(state: &StateArgs) -> Result<UsageStore> {
+    Ok(UsageStore::open(&usage_path(state)?)?)
 }

@@ -14,7 +14,9 @@
 //!   [`registry::watch`]er and the poller;
 //! - [`session`]: what the model sees (rendering, injection into a session
 //!   log, conditional activation) and invocation;
-//! - [`publish`] (validation, mirrors) and [`config`] (`skillhost.toml`).
+//! - [`publish`] (validation, mirrors) and [`config`] (`skillhost.toml`);
+//! - [`usage`]: the usage store, scores, the curator, the idle runner and
+//!   skills learned from repeated tool sequences.
 //!
 //! The `SKILL.md` format itself lives in the `skillhost-skill` crate, shared
 //! with the provider components.
@@ -95,6 +97,7 @@ mod runtime;
 pub mod sandbox;
 pub mod session;
 pub mod text;
+pub mod usage;
 
 pub use error::Error;
 pub use model::{Catalog, Diagnostic, Location, Scope, Severity, Skill, SkillDocument};

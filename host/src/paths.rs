@@ -79,8 +79,11 @@ pub fn state_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("SKILLHOST_STATE_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    if let Some(dir) = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir).join("skillhost"));
+    // The XDG rules ignore relative values.
+    if let Some(dir) = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from)
+        && dir.is_absolute()
+    {
+        return Some(dir.join("skillhost"));
     }
     std::env::home_dir().map(|home| home.join(".local/state/skillhost"))
 }

@@ -7,11 +7,14 @@
 //! - [`latency`]: a file change on disk to the new catalog, with the real
 //!   watcher;
 //! - [`catalog`]: the injector's per-step costs (render plus digest, and
-//!   the session log's backward scan).
+//!   the session log's backward scan);
+//! - [`usage`]: pattern detection, scoring and ranking, recording one
+//!   invocation.
 
 pub mod catalog;
 pub mod latency;
 pub mod scan;
+pub mod usage;
 
 pub use latency::LatencyOptions;
 pub use scan::BenchOptions;

@@ -1,5 +1,5 @@
 //! `skillhost bench`: the sandbox against a native baseline, change
-//! latency, or the injector's per-step costs.
+//! latency, the injector's per-step costs, or the usage layer's.
 
 use crate::bench::{self as benches, BenchOptions, LatencyOptions};
 use crate::context::Ctx;
@@ -17,11 +17,15 @@ pub struct Args {
     pub catalog: bool,
     pub reps: usize,
     pub poll: bool,
+    pub usage: bool,
     pub json: bool,
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<ExitCode> {
-    let (json, text) = if a.catalog {
+    let (json, text) = if a.usage {
+        let report = benches::usage::run(a.rounds.min(5))?;
+        (report.to_json(), report.render())
+    } else if a.catalog {
         let report = benches::catalog::run(10_000, 100_000, a.rounds.max(1));
         (report.to_json(), report.render())
     } else if a.latency {

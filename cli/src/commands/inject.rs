@@ -1,13 +1,18 @@
 //! `skillhost inject`: the catalog into a session log, if the model's view
 //! changed.
 
-use crate::args::{Mode, SourceArgs};
-use crate::context::{Ctx, cwd};
+use crate::args::{Mode, SourceArgs, StateArgs};
+use crate::context::{Ctx, cwd, usage_path};
 use anyhow::Result;
+use skillhost::Catalog;
 use skillhost::session::JsonlLog;
 use skillhost::session::inject::Injector;
+use skillhost::session::render::Scores;
+use skillhost::usage::UsageStore;
+use skillhost::usage::score::catalog_scores;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 pub fn run(
     ctx: &Ctx,
@@ -15,14 +20,39 @@ pub fn run(
     sources: &SourceArgs,
     mode: Mode,
     agent: &str,
+    state: &StateArgs,
 ) -> Result<ExitCode> {
     let mut log = JsonlLog::open(session)?;
     let catalog = ctx.session_registry(sources, &cwd()?, &log)?.snapshot();
-    let injector = Injector::default();
+    let injector = Injector {
+        scores: scores(state, &catalog),
+        ..Injector::default()
+    };
     let outcome = match mode {
         Mode::Replace => injector.replace(&catalog, &mut log)?,
         Mode::Delta => injector.delta(&catalog, agent, &mut log)?,
     };
     println!("{}", outcome.as_str());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The usage scores of `catalog`'s skills, when a usage store exists. The
+/// listing matters more than its order: a store that cannot be read is
+/// reported and the listing goes out unranked.
+fn scores(state: &StateArgs, catalog: &Catalog) -> Option<Arc<Scores>> {
+    let found = usage_path(state).and_then(|path| Ok(UsageStore::open_existing(&path)?));
+    let store = match found {
+        Ok(store) => store?,
+        Err(e) => {
+            eprintln!("skillhost: warning: usage scores not used: {e:#}");
+            return None;
+        }
+    };
+    match store.usage() {
+        Ok(usage) => Some(Arc::new(catalog_scores(catalog, &usage, store.now()))),
+        Err(e) => {
+            eprintln!("skillhost: warning: usage scores not used: {e}");
+            None
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! `skillhost invoke`: a skill expanded for the user or the model.
 
-use crate::args::{CallerArg, SourceArgs};
-use crate::context::{Ctx, cwd};
+use crate::args::{CallerArg, SourceArgs, StateArgs};
+use crate::context::{Ctx, cwd, usage_store};
 use crate::output::{print_json, print_text};
 use anyhow::Result;
 use skillhost::session::invoke::{self, Caller, Invocation, Request};
@@ -18,6 +18,7 @@ pub struct Args<'a> {
     pub session: Option<&'a Path>,
     pub sources: &'a SourceArgs,
     pub json: bool,
+    pub state: &'a StateArgs,
 }
 
 pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
@@ -36,8 +37,20 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
         session_id: a.session_id.unwrap_or_default(),
         max_steps: None,
     };
-    let invocation = match invoke::invoke(&registry, &request, &activation::activated(log.as_ref()))
-    {
+    let result = invoke::invoke(&registry, &request, &activation::activated(log.as_ref()));
+    // Recording must not cost the user the invocation: a store that cannot
+    // be written is reported and the command goes on.
+    if let Err(e) = usage_store(a.state).and_then(|store| {
+        Ok(skillhost::usage::record::record_invoke(
+            &store,
+            &registry.snapshot(),
+            &request,
+            &result,
+        )?)
+    }) {
+        eprintln!("skillhost: warning: usage not recorded: {e:#}");
+    }
+    let invocation = match result {
         Ok(invocation) => invocation,
         Err(e @ (skillhost::Error::Refused { .. } | skillhost::Error::UnknownSkill { .. })) => {
             eprintln!("skillhost: {e}");

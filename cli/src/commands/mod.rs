@@ -2,16 +2,20 @@
 
 mod bench;
 mod catalog;
+mod curate;
 mod inject;
 mod invoke;
+mod learn;
 mod load;
 mod mirror;
+mod record;
 mod touch;
 mod trust;
+mod usage;
 mod validate;
 mod watch;
 
-use crate::args::{Cli, Command};
+use crate::args::{Cli, Command, UsageCommand};
 use crate::context::Ctx;
 use anyhow::Result;
 use std::process::ExitCode;
@@ -36,7 +40,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             sources,
             mode,
             agent,
-        } => inject::run(&ctx, &session, &sources, mode, &agent),
+            state,
+        } => inject::run(&ctx, &session, &sources, mode, &agent, &state),
         Command::Touch {
             session,
             cwd,
@@ -51,6 +56,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             session,
             sources,
             json,
+            state,
         } => invoke::run(
             &ctx,
             invoke::Args {
@@ -61,6 +67,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 session: session.as_deref(),
                 sources: &sources,
                 json,
+                state: &state,
             },
         ),
         Command::Watch {
@@ -69,7 +76,15 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             poll,
             poll_interval,
             window,
-        } => watch::run(&ctx, &sources, json, poll.then_some(poll_interval), window),
+            state,
+        } => watch::run(
+            &ctx,
+            &sources,
+            json,
+            poll.then_some(poll_interval),
+            window,
+            &state,
+        ),
         Command::Mirror { roots, out, json } => mirror::run(&ctx, &roots, &out, json),
         Command::Trust { file, json } => trust::run(file.as_deref(), json),
         Command::Bench {
@@ -79,6 +94,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             catalog,
             reps,
             poll,
+            usage,
             json,
         } => bench::run(
             &ctx,
@@ -89,6 +105,63 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 catalog,
                 reps,
                 poll,
+                usage,
+                json,
+            },
+        ),
+        Command::Usage(command) => run_usage(&ctx, command),
+    }
+}
+
+fn run_usage(ctx: &Ctx, command: UsageCommand) -> Result<ExitCode> {
+    match command {
+        UsageCommand::Usage {
+            sources,
+            state,
+            json,
+        } => usage::run(ctx, &sources, &state, json),
+        UsageCommand::Curate {
+            sources,
+            state,
+            json,
+            archive,
+            restore,
+            pause,
+            resume,
+        } => curate::run(
+            ctx,
+            curate::Args {
+                sources: &sources,
+                state: &state,
+                json,
+                archive,
+                restore: restore.as_deref(),
+                pause,
+                resume,
+            },
+        ),
+        UsageCommand::Record {
+            session,
+            tools,
+            state,
+        } => record::run(&session, &tools, &state),
+        UsageCommand::Learn {
+            dry_run,
+            min_confidence,
+            into,
+            logs,
+            sources,
+            state,
+            json,
+        } => learn::run(
+            ctx,
+            learn::Args {
+                dry_run,
+                min_confidence,
+                into: &into,
+                logs: &logs,
+                sources: &sources,
+                state: &state,
                 json,
             },
         ),

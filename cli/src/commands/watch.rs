@@ -1,14 +1,16 @@
 //! `skillhost watch`: the catalog, then again whenever it changes.
 
-use crate::args::SourceArgs;
-use crate::context::Ctx;
+use crate::args::{SourceArgs, StateArgs};
+use crate::context::{Ctx, usage_store};
 use crate::output::render_catalog;
 use anyhow::Result;
 use skillhost::Registry;
 use skillhost::registry::watch::{WatchMode, WatchOptions};
+use skillhost::usage::curator::writable_roots;
+use skillhost::usage::runner::{Runner, RunnerConfig};
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 /// How long an incomplete catalog waits before its sources are asked
@@ -25,6 +27,7 @@ pub fn run(
     json: bool,
     poll_ms: Option<u64>,
     window_ms: u64,
+    state: &StateArgs,
 ) -> Result<ExitCode> {
     let mode = match poll_ms {
         Some(ms) => WatchMode::Poll(Duration::from_millis(ms.max(1))),
@@ -35,7 +38,30 @@ pub fn run(
         window: Duration::from_millis(window_ms),
         ..WatchOptions::default()
     };
-    watch(&ctx.registry(sources)?, options, json)
+    let registry = ctx.registry(sources)?;
+    // The idle runner reviews usage beside the watch; a store that cannot
+    // be opened costs the reviews, not the catalog.
+    let runner = match usage_store(state) {
+        Ok(store) => Some(Runner::new(
+            Arc::new(store),
+            writable_roots(&registry),
+            RunnerConfig::default(),
+        )),
+        Err(e) => {
+            eprintln!("skillhost: warning: no usage reviews: {e:#}");
+            None
+        }
+    };
+    std::thread::scope(|scope| {
+        let (stop, stopped) = mpsc::channel::<()>();
+        if let Some(runner) = &runner {
+            let registry = &registry;
+            scope.spawn(move || runner.run(&|| registry.snapshot(), &stopped));
+        }
+        let result = watch(&registry, options, json);
+        drop(stop);
+        result
+    })
 }
 
 /// Prints the catalog now and after every change that alters it. Runs until

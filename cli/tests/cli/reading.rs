@@ -294,9 +294,7 @@ fn a_reader_that_stops_early_is_not_an_error() {
             "SKILLHOST_CACHE_DIR",
             workspace().join("target/test-compile-cache-cli"),
         )
-        // The compile cache's key (and trusted files) are the user's state:
-        // one shared state folder lets every run reuse the compiled components.
-        .env("SKILLHOST_STATE_DIR", workspace().join("target/test-state"))
+        .env("SKILLHOST_STATE_DIR", crate::state_in(home.path()))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -30,9 +30,7 @@ fn watch_prints_the_catalog_again_only_when_it_changes() {
             "SKILLHOST_CACHE_DIR",
             workspace().join("target/test-compile-cache-cli"),
         )
-        // The compile cache's key (and trusted files) are the user's state:
-        // one shared state folder lets every run reuse the compiled components.
-        .env("SKILLHOST_STATE_DIR", workspace().join("target/test-state"))
+        .env("SKILLHOST_STATE_DIR", crate::state_in(home.path()))
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();

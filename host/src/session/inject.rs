@@ -13,10 +13,11 @@
 
 use super::activation::{activated, is_active};
 use super::log::{CATALOG, CATALOG_DELTA, CLEAR, Event, SessionLog, backward};
-use super::render::{RenderOptions, render};
+use super::render::{Listing, RenderOptions, Scores, render, render_ranked};
 use crate::error::Error;
 use crate::model::{Catalog, Skill};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// The source name catalog events carry by default.
 pub const DEFAULT_SOURCE: &str = "skillhost";
@@ -73,6 +74,9 @@ pub struct Injector {
     pub source: String,
     /// Entry cap and budget.
     pub options: RenderOptions,
+    /// Usage scores: when set, the listing is ordered by them and the
+    /// least-scored skills are shortened first.
+    pub scores: Option<Arc<Scores>>,
 }
 
 impl Default for Injector {
@@ -80,11 +84,19 @@ impl Default for Injector {
         Injector {
             source: DEFAULT_SOURCE.to_string(),
             options: RenderOptions::default(),
+            scores: None,
         }
     }
 }
 
 impl Injector {
+    fn render(&self, skills: &[&Skill]) -> Listing {
+        match &self.scores {
+            Some(scores) => render_ranked(skills, self.options, scores),
+            None => render(skills, self.options),
+        }
+    }
+
     /// Full-replacement mode: appends zero or one catalog event.
     pub fn replace(&self, catalog: &Catalog, log: &mut dyn SessionLog) -> Result<Outcome, Error> {
         // A provider that never gave a complete view, within its grace:
@@ -95,7 +107,7 @@ impl Injector {
             return Ok(Outcome::KeptIncomplete);
         }
         let active = activated(log);
-        let listing = render(&visible_to_model(catalog, &active), self.options);
+        let listing = self.render(&visible_to_model(catalog, &active));
         let digest = digest(&listing.inner);
         let published = latest(log, &self.source);
         // The log is data, not authority: what decides is the text the
@@ -152,7 +164,7 @@ impl Injector {
                 Outcome::Unchanged
             });
         }
-        let listing = render(&fresh, self.options);
+        let listing = self.render(&fresh);
         let mut event = Event::new(CATALOG_DELTA);
         event.source = Some(self.source.clone());
         event.agent = Some(agent.to_string());

@@ -12,10 +12,17 @@
 //! and `&` are written as `&lt;`, `&gt;` and `&amp;` (so exactly one block
 //! opens and closes), and control characters, line separators and
 //! bidirectional overrides become spaces. Lengths count what is written.
+//!
+//! [`render_ranked`] orders by a score instead (highest first, ties by
+//! name) and, when the listing must be cut, shortens the least-scored
+//! skills first: the lowest-scored group of equal scores shares what is
+//! left of its text (names only below [`MIN_SHARE`]) before the next group
+//! is touched, and bundled skills keep their full text.
 
 use crate::model::{Scope, Skill};
 use crate::text::is_unsafe;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// Opening tag of the listing.
 pub const OPEN: &str = "<available_skills>";
@@ -42,6 +49,10 @@ impl Default for RenderOptions {
         }
     }
 }
+
+/// A score per skill name for [`render_ranked`]; a skill not in the map
+/// scores zero.
+pub type Scores = HashMap<String, f64>;
 
 /// A rendered listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,6 +224,16 @@ impl Item<'_> {
 
 /// Renders `skills` (already filtered to what the model may see).
 pub fn render(skills: &[&Skill], options: RenderOptions) -> Listing {
+    render_with(skills, options, None)
+}
+
+/// Renders `skills` ordered by `scores`, highest first (ties by name),
+/// shortening the least-scored first when the budget cuts.
+pub fn render_ranked(skills: &[&Skill], options: RenderOptions, scores: &Scores) -> Listing {
+    render_with(skills, options, Some(scores))
+}
+
+fn render_with(skills: &[&Skill], options: RenderOptions, scores: Option<&Scores>) -> Listing {
     let mut items: Vec<Item<'_>> = skills
         .iter()
         .map(|s| {
@@ -245,7 +266,20 @@ pub fn render(skills: &[&Skill], options: RenderOptions) -> Listing {
     if !items.is_sorted_by(|a, b| a.name <= b.name) {
         items.sort_by(|a, b| a.name.cmp(b.name));
     }
-    let allowances = allowances(&items, options.budget);
+    let allowances = match scores {
+        None => allowances(&items, options.budget),
+        Some(scores) => {
+            let mut scored: Vec<(f64, Item<'_>)> = items
+                .into_iter()
+                .map(|i| (scores.get(i.name).copied().unwrap_or(0.0), i))
+                .collect();
+            // Stable: equal scores stay in name order.
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let ranked: Vec<f64> = scored.iter().map(|(s, _)| *s).collect();
+            items = scored.into_iter().map(|(_, i)| i).collect();
+            ranked_allowances(&items, &ranked, options.budget)
+        }
+    };
     // As many entries as fit, with a closing note when some do not.
     let lines: Vec<usize> = items
         .iter()
@@ -370,6 +404,62 @@ fn allowances(items: &[Item<'_>], budget: usize) -> Vec<usize> {
             }
         })
         .collect()
+}
+
+/// [`allowances`] for items in descending score order (`scores` beside
+/// them): every entry keeps its full text unless the listing is over
+/// budget; then, from the lowest score up, each group of equal scores
+/// (bundled entries left out) gives up text — all of it when that is not
+/// enough, else the least that makes the listing fit, shared under one cap.
+fn ranked_allowances(items: &[Item<'_>], scores: &[f64], budget: usize) -> Vec<usize> {
+    let mut allow: Vec<usize> = items.iter().map(|i| i.text_chars).collect();
+    let full: usize = items
+        .iter()
+        .map(|i| i.line_chars(i.text_chars))
+        .sum::<usize>()
+        + items.len().saturating_sub(1);
+    let mut excess = full.saturating_sub(budget);
+    let mut end = items.len();
+    while excess > 0 && end > 0 {
+        let start = (0..end)
+            .rev()
+            .take_while(|&i| scores[i].total_cmp(&scores[end - 1]).is_eq())
+            .last()
+            .unwrap_or(end - 1);
+        let group: Vec<usize> = (start..end).filter(|&i| !items[i].bundled).collect();
+        end = start;
+        // Cutting an entry to its name saves its text and the `: `.
+        let all: usize = group
+            .iter()
+            .map(|&i| allow[i] + 2 * usize::from(allow[i] > 0))
+            .sum();
+        if all <= excess {
+            group.iter().for_each(|&i| allow[i] = 0);
+            excess -= all;
+            continue;
+        }
+        // The largest cap whose savings cover the excess.
+        let saved =
+            |cap: usize| -> usize { group.iter().map(|&i| allow[i].saturating_sub(cap)).sum() };
+        let (mut low, mut high) = (0usize, group.iter().map(|&i| allow[i]).max().unwrap_or(0));
+        while low < high {
+            let mid = (low + high).div_ceil(2);
+            if saved(mid) >= excess {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        for &i in &group {
+            allow[i] = if low < MIN_SHARE {
+                0
+            } else {
+                allow[i].min(low)
+            };
+        }
+        excess = 0;
+    }
+    allow
 }
 
 #[cfg(test)]
@@ -534,3 +624,7 @@ mod tests {
         assert_eq!(listing.content, format!("{OPEN}\n{CLOSE}"));
     }
 }
+
+#[cfg(test)]
+#[path = "render_ranked_tests.rs"]
+mod ranked_tests;

@@ -1,0 +1,504 @@
+//! The curator: where each skill is in its lifecycle, and archiving the
+//! ones nobody uses any more.
+//!
+//! A skill is Active when used within [`ACTIVE_DAYS`], Inactive up to
+//! [`STALE_AFTER_DAYS`], Stale up to [`DEPRECATED_AFTER_DAYS`] and
+//! Deprecated beyond. A skill never used counts from when it was first
+//! seen, so a new skill has the same seven days of grace; a restored one
+//! starts again from its restore. `pinned: true` keeps a skill Active with
+//! a score of at least 0.8, and it is never a candidate.
+//!
+//! Archiving moves a Deprecated skill's folder (or flat file) from a
+//! writable local root into `<root>/.archive/` — discovery skips hidden
+//! folders, so a watching catalog drops it through its normal path — and
+//! restoring moves it back. Nothing is ever deleted or overwritten, and
+//! bundled, remote and pinned skills are never moved.
+
+use super::clock::hours_between;
+use super::error::Error;
+use super::score::skill_score;
+use super::store::{SkillUsage, UsageStore};
+use crate::model::{Catalog, Location, Scope, Skill};
+use crate::paths::canonical_or_lexical;
+use crate::registry::Registry;
+use serde_json::{Value, json};
+use skillhost_skill::frontmatter::{MAX_DOCUMENT_BYTES, parse_document};
+use skillhost_skill::layout::{SKILL_FILE, markdown_stem};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Days without use a skill stays Active (also a new skill's grace).
+pub const ACTIVE_DAYS: f64 = 7.0;
+/// Days without use after which an Inactive skill is Stale.
+pub const STALE_AFTER_DAYS: f64 = 30.0;
+/// Days without use after which a Stale skill is Deprecated.
+pub const DEPRECATED_AFTER_DAYS: f64 = 90.0;
+/// The folder of a root that archived skills move into.
+pub const ARCHIVE_DIR: &str = ".archive";
+
+/// Where a skill is in its lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum State {
+    /// Used within the last week (or new, or pinned).
+    Active,
+    /// Unused for one to four weeks.
+    Inactive,
+    /// Unused for one to three months.
+    Stale,
+    /// Unused for more than three months: a candidate to archive.
+    Deprecated,
+}
+
+impl State {
+    /// `active`, `inactive`, `stale` or `deprecated`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Active => "active",
+            State::Inactive => "inactive",
+            State::Stale => "stale",
+            State::Deprecated => "deprecated",
+        }
+    }
+
+    /// The state after `idle_days` without use (boundaries belong to the
+    /// fresher state: exactly 7 days is still Active).
+    pub fn after(idle_days: f64) -> State {
+        if idle_days <= ACTIVE_DAYS {
+            State::Active
+        } else if idle_days <= STALE_AFTER_DAYS {
+            State::Inactive
+        } else if idle_days <= DEPRECATED_AFTER_DAYS {
+            State::Stale
+        } else {
+            State::Deprecated
+        }
+    }
+}
+
+/// When a skill's idle time starts: its last use, or when it was first
+/// seen (or restored) if that is later.
+pub fn idle_since(usage: Option<&SkillUsage>) -> Option<SystemTime> {
+    let usage = usage?;
+    match (usage.last_used, usage.first_seen) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Whether a skill can be archived, and from where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Archivable {
+    /// It is the entry `entry` (folder or flat file) of the writable root `root`.
+    Yes {
+        /// The root.
+        root: PathBuf,
+        /// The folder or file to move.
+        entry: PathBuf,
+    },
+    /// It may not or cannot be moved, and why.
+    No(String),
+}
+
+/// One skill as the curator sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assessment {
+    /// The skill's catalog name.
+    pub name: String,
+    /// The provider that serves it.
+    pub source: String,
+    /// Where that provider's skills come from.
+    pub scope: Scope,
+    /// Its lifecycle state.
+    pub state: State,
+    /// Its usage score (pinned floor applied).
+    pub score: f64,
+    /// Times it was used.
+    pub count: u64,
+    /// When it was last used.
+    pub last_used: Option<SystemTime>,
+    /// When it was first seen (or restored).
+    pub first_seen: Option<SystemTime>,
+    /// Days since it was last used or first seen.
+    pub idle_days: f64,
+    /// `pinned: true` in its frontmatter.
+    pub pinned: bool,
+    /// Whether `--archive` may move it.
+    pub archivable: Archivable,
+}
+
+impl Assessment {
+    /// Whether it is a candidate to archive: Deprecated and not pinned.
+    pub fn is_candidate(&self) -> bool {
+        self.state == State::Deprecated && !self.pinned
+    }
+
+    /// The assessment as JSON.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "source": self.source,
+            "scope": self.scope.as_str(),
+            "state": self.state.as_str(),
+            "score": self.score,
+            "count": self.count,
+            "last_used": self.last_used.map(super::clock::rfc3339),
+            "first_seen": self.first_seen.map(super::clock::rfc3339),
+            "idle_days": (self.idle_days * 10.0).round() / 10.0,
+            "pinned": self.pinned,
+        })
+    }
+}
+
+/// A review of every skill of a catalog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// When it was made.
+    pub at: SystemTime,
+    /// Every skill, by name.
+    pub skills: Vec<Assessment>,
+}
+
+impl Report {
+    /// The candidates to archive, by name.
+    pub fn candidates(&self) -> impl Iterator<Item = &Assessment> {
+        self.skills.iter().filter(|a| a.is_candidate())
+    }
+
+    /// How many skills are in `state`.
+    pub fn count(&self, state: State) -> usize {
+        self.skills.iter().filter(|a| a.state == state).count()
+    }
+
+    /// The report as JSON: `at`, `skills`, and `candidates` (name, path
+    /// when archivable, or the reason it is not).
+    pub fn to_json(&self) -> Value {
+        let candidates: Vec<Value> = self
+            .candidates()
+            .map(|a| match &a.archivable {
+                Archivable::Yes { entry, .. } => json!({
+                    "name": a.name,
+                    "archivable": true,
+                    "path": entry.display().to_string(),
+                }),
+                Archivable::No(reason) => json!({
+                    "name": a.name,
+                    "archivable": false,
+                    "reason": reason,
+                }),
+            })
+            .collect();
+        json!({
+            "at": super::clock::rfc3339(self.at),
+            "skills": self.skills.iter().map(Assessment::to_json).collect::<Vec<_>>(),
+            "candidates": candidates,
+        })
+    }
+}
+
+/// The roots the curator may move skills in: those of the registry's
+/// project and user providers (bundled and remote ones have no files to move).
+pub fn writable_roots(registry: &Registry) -> Vec<PathBuf> {
+    registry
+        .providers()
+        .iter()
+        .filter(|p| matches!(p.scope(), Scope::Project | Scope::User))
+        .flat_map(|p| p.roots().to_vec())
+        .collect()
+}
+
+/// Assesses every skill of `catalog` at `now`.
+pub fn assess(
+    catalog: &Catalog,
+    usage: &BTreeMap<String, SkillUsage>,
+    roots: &[PathBuf],
+    now: SystemTime,
+) -> Report {
+    let roots: Vec<PathBuf> = roots.iter().map(|r| canonical_or_lexical(r)).collect();
+    let mut skills: Vec<Assessment> = catalog
+        .skills
+        .iter()
+        .map(|skill| {
+            let known = usage.get(skill.name());
+            let pinned = skill.frontmatter.pinned;
+            let idle_days = idle_since(known).map_or(0.0, |at| hours_between(at, now) / 24.0);
+            Assessment {
+                name: skill.name().to_string(),
+                source: skill.source.clone(),
+                scope: skill.scope,
+                state: if pinned {
+                    State::Active
+                } else {
+                    State::after(idle_days)
+                },
+                score: skill_score(known, pinned, now),
+                count: known.map_or(0, |u| u.count),
+                last_used: known.and_then(|u| u.last_used),
+                first_seen: known.and_then(|u| u.first_seen),
+                idle_days,
+                pinned,
+                archivable: archivable(skill, &roots),
+            }
+        })
+        .collect();
+    skills.sort_by(|a, b| a.name.cmp(&b.name));
+    Report { at: now, skills }
+}
+
+/// A review now: notes the catalog's skills as seen, then assesses them.
+pub fn review(store: &UsageStore, catalog: &Catalog, roots: &[PathBuf]) -> Result<Report, Error> {
+    store.observe_skills(catalog.skills.iter().map(|s| s.name()))?;
+    Ok(assess(catalog, &store.usage()?, roots, store.now()))
+}
+
+fn archivable(skill: &Skill, roots: &[PathBuf]) -> Archivable {
+    if skill.frontmatter.pinned {
+        return Archivable::No("it is pinned".into());
+    }
+    let path = match (&skill.scope, &skill.path) {
+        (Scope::Bundled, _) => return Archivable::No("bundled skills are never moved".into()),
+        (Scope::Remote, _) => return Archivable::No("remote skills are never moved".into()),
+        (_, Location::Path(path)) => canonical_or_lexical(path),
+        (_, other) => return Archivable::No(format!("{other} is not a local file")),
+    };
+    let entry = if path.file_name().is_some_and(|n| n == SKILL_FILE) {
+        path.parent().map(Path::to_path_buf)
+    } else {
+        Some(path)
+    };
+    match entry {
+        Some(entry) if entry.parent().is_some_and(|p| roots.iter().any(|r| r == p)) => {
+            Archivable::Yes {
+                root: entry.parent().map(Path::to_path_buf).unwrap_or_default(),
+                entry,
+            }
+        }
+        _ => Archivable::No("it is not directly inside a writable local root".into()),
+    }
+}
+
+/// A skill moved by [`archive`] or [`restore`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    /// The skill's name.
+    pub name: String,
+    /// Where it was.
+    pub from: PathBuf,
+    /// Where it is now.
+    pub to: PathBuf,
+}
+
+/// What [`archive`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Archived {
+    /// Skills moved into an archive folder.
+    pub moved: Vec<Moved>,
+    /// Candidates left where they are, and why.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Moves every archivable candidate of `report` into its root's archive
+/// folder. A skill whose archived name is taken stays where it is.
+pub fn archive(report: &Report) -> Archived {
+    let mut done = Archived::default();
+    for candidate in report.candidates() {
+        let name = candidate.name.clone();
+        match &candidate.archivable {
+            Archivable::No(reason) => done.skipped.push((name, reason.clone())),
+            Archivable::Yes { root, entry } => match move_into_archive(root, entry) {
+                Ok(to) => done.moved.push(Moved {
+                    name,
+                    from: entry.clone(),
+                    to,
+                }),
+                Err(e) => done.skipped.push((name, e.to_string())),
+            },
+        }
+    }
+    done
+}
+
+fn move_into_archive(root: &Path, entry: &Path) -> Result<PathBuf, Error> {
+    let archive = root.join(ARCHIVE_DIR);
+    std::fs::create_dir_all(&archive).map_err(Error::io(&archive))?;
+    let Some(file_name) = entry.file_name() else {
+        return Err(Error::Invalid {
+            field: "skill path",
+            reason: format!("{} has no file name", entry.display()),
+        });
+    };
+    let to = archive.join(file_name);
+    move_without_overwrite(entry, &to)?;
+    Ok(to)
+}
+
+/// Renames `from` to `to` unless something is at `to` already.
+fn move_without_overwrite(from: &Path, to: &Path) -> Result<(), Error> {
+    if to.symlink_metadata().is_ok() {
+        return Err(Error::Exists {
+            path: to.to_path_buf(),
+        });
+    }
+    std::fs::rename(from, to).map_err(Error::io(from))
+}
+
+/// Moves the archived skill `name` back into its root (the first of
+/// `roots`, in order, whose archive holds it) and gives it a new grace
+/// period in `store`.
+pub fn restore(store: &UsageStore, roots: &[PathBuf], name: &str) -> Result<Moved, Error> {
+    let mut searched = Vec::new();
+    for root in roots {
+        let archive = root.join(ARCHIVE_DIR);
+        searched.push(archive.display().to_string());
+        let Ok(entries) = std::fs::read_dir(&archive) else {
+            continue;
+        };
+        let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for entry in entries {
+            if archived_name(&entry).as_deref() != Some(name) {
+                continue;
+            }
+            let Some(file_name) = entry.file_name() else {
+                continue;
+            };
+            let to = root.join(file_name);
+            move_without_overwrite(&entry, &to)?;
+            store.restart_grace(name)?;
+            return Ok(Moved {
+                name: name.to_string(),
+                from: entry,
+                to,
+            });
+        }
+    }
+    Err(Error::NotArchived {
+        name: name.to_string(),
+        searched: if searched.is_empty() {
+            "no writable root".into()
+        } else {
+            searched.join(", ")
+        },
+    })
+}
+
+/// The name of the skill an archive entry holds, as discovery would name
+/// it: the frontmatter's `name`, else the folder's name or the file's stem.
+fn archived_name(entry: &Path) -> Option<String> {
+    let file_name = entry.file_name()?.to_str()?;
+    let meta = std::fs::metadata(entry).ok()?;
+    let (document, default_name) = if meta.is_dir() {
+        (entry.join(SKILL_FILE), file_name)
+    } else {
+        (entry.to_path_buf(), markdown_stem(file_name)?)
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(&document)
+        .ok()?
+        .take(MAX_DOCUMENT_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(match parse_document(&bytes, default_name) {
+        Ok(doc) => doc.frontmatter.name,
+        Err(_) => default_name.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::clock::days;
+    use skillhost_skill::frontmatter::Frontmatter;
+    use std::time::UNIX_EPOCH;
+
+    #[test]
+    fn states_change_just_past_each_boundary() {
+        for (idle, state) in [
+            (0.0, State::Active),
+            (6.9, State::Active),
+            (7.0, State::Active),
+            (7.1, State::Inactive),
+            (29.9, State::Inactive),
+            (30.1, State::Stale),
+            (89.9, State::Stale),
+            (90.1, State::Deprecated),
+            (4000.0, State::Deprecated),
+        ] {
+            assert_eq!(State::after(idle), state, "{idle} days");
+        }
+    }
+
+    fn skill(name: &str, pinned: bool, scope: Scope, path: &str) -> Skill {
+        let mut frontmatter = Frontmatter::defaults(name);
+        frontmatter.pinned = pinned;
+        Skill {
+            source: "test".into(),
+            scope,
+            path: Location::Path(path.into()),
+            base: Location::Path(Path::new(path).parent().unwrap().to_path_buf()),
+            frontmatter,
+        }
+    }
+
+    #[test]
+    fn a_skill_counts_from_its_last_use_or_first_sighting_and_pinned_stays_active() {
+        let now = UNIX_EPOCH + days(1000.0);
+        let catalog = Catalog {
+            skills: vec![
+                skill("used", false, Scope::User, "/r/used/SKILL.md").into(),
+                skill("new", false, Scope::User, "/r/new/SKILL.md").into(),
+                skill("old", false, Scope::User, "/r/old.md").into(),
+                skill("kept", true, Scope::User, "/r/kept/SKILL.md").into(),
+                skill("shipped", false, Scope::Bundled, "/b/shipped/SKILL.md").into(),
+            ],
+            complete: true,
+            diagnostics: Vec::new(),
+        };
+        let mut usage = BTreeMap::new();
+        usage.insert(
+            "used".to_string(),
+            SkillUsage {
+                count: 3,
+                last_used: Some(now - days(14.0)),
+                first_seen: Some(now - days(200.0)),
+                ..SkillUsage::default()
+            },
+        );
+        usage.insert(
+            "new".to_string(),
+            SkillUsage {
+                first_seen: Some(now - days(6.9)),
+                ..SkillUsage::default()
+            },
+        );
+        for name in ["old", "kept", "shipped"] {
+            usage.insert(
+                name.to_string(),
+                SkillUsage {
+                    first_seen: Some(now - days(120.0)),
+                    ..SkillUsage::default()
+                },
+            );
+        }
+        let report = assess(&catalog, &usage, &[PathBuf::from("/r")], now);
+        let by_name = |n: &str| report.skills.iter().find(|a| a.name == n).unwrap();
+        assert_eq!(by_name("used").state, State::Inactive);
+        assert!((by_name("used").score - 4f64.ln() * 0.25).abs() < 1e-12);
+        assert_eq!(by_name("new").state, State::Active, "grace for a new skill");
+        assert_eq!(by_name("old").state, State::Deprecated);
+        assert_eq!(
+            by_name("old").archivable,
+            Archivable::Yes {
+                root: "/r".into(),
+                entry: "/r/old.md".into()
+            }
+        );
+        let kept = by_name("kept");
+        assert_eq!((kept.state, kept.score), (State::Active, 0.8));
+        assert!(matches!(by_name("shipped").archivable, Archivable::No(_)));
+        let candidates: Vec<&str> = report.candidates().map(|a| a.name.as_str()).collect();
+        assert_eq!(candidates, ["old", "shipped"]);
+        assert_eq!(report.to_json()["candidates"][1]["archivable"], false);
+    }
+}

@@ -1,0 +1,282 @@
+//! New skills from repeated tool sequences: each pattern confident enough
+//! becomes `<root>/<name>/SKILL.md` (name, description, `when_to_use`,
+//! `version: "0.1.0"`, `pinned: false`, one step per tool) in a writable
+//! root. An existing skill of that name, anywhere in the catalog or in the
+//! root, is never overwritten: that pattern is skipped. Each `SKILL.md` is
+//! written under a hidden name and then renamed into place, so a watcher
+//! never reads half of one.
+
+use super::error::Error;
+use super::patterns::{Pattern, skill_name};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Patterns below this confidence are not learned unless asked.
+pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.5;
+/// The version every learned skill starts at.
+pub const VERSION: &str = "0.1.0";
+/// Most characters of a tool name quoted in a learned skill's text.
+const MAX_TOOL_CHARS: usize = 80;
+
+/// One skill `learn` would write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Planned {
+    /// The skill's name (and folder name).
+    pub name: String,
+    /// The folder it goes into.
+    pub folder: PathBuf,
+    /// The `SKILL.md` text.
+    pub content: String,
+    /// The pattern it comes from.
+    pub pattern: Pattern,
+    /// Why it will not be written, if it will not.
+    pub skipped: Option<String>,
+}
+
+/// What to write for `patterns` into `root`: those with at least
+/// `min_confidence`, in order. `existing` holds the names of skills that
+/// exist already (the catalog's); names two patterns share get `-2`, `-3`.
+pub fn plan(
+    patterns: &[Pattern],
+    root: &Path,
+    existing: &BTreeSet<String>,
+    min_confidence: f64,
+) -> Vec<Planned> {
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    let mut out = Vec::new();
+    for pattern in patterns.iter().filter(|p| p.confidence >= min_confidence) {
+        let base = skill_name(&pattern.tools);
+        let name = (1..)
+            .map(|n| {
+                if n == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}-{n}")
+                }
+            })
+            .find(|n| !taken.contains(n))
+            .unwrap_or(base);
+        taken.insert(name.clone());
+        let folder = root.join(&name);
+        let skipped = if existing.contains(&name) {
+            Some(format!("a skill named {name} already exists"))
+        } else {
+            [folder.clone(), root.join(format!("{name}.md"))]
+                .into_iter()
+                .find(|p| p.symlink_metadata().is_ok())
+                .map(|path| format!("{} already exists", path.display()))
+        };
+        out.push(Planned {
+            content: skill_md(pattern, &name),
+            name,
+            folder,
+            pattern: pattern.clone(),
+            skipped,
+        });
+    }
+    out
+}
+
+/// Writes every planned skill that is not skipped; returns the `SKILL.md`
+/// files written. Stops at the first failure (what was written stays).
+pub fn write(planned: &[Planned], root: &Path) -> Result<Vec<PathBuf>, Error> {
+    std::fs::create_dir_all(root).map_err(Error::io(root))?;
+    let mut written = Vec::new();
+    for skill in planned.iter().filter(|p| p.skipped.is_none()) {
+        // Creating the folder is the check: it fails if anything is there,
+        // even something that appeared after the plan was made.
+        if let Err(e) = std::fs::create_dir(&skill.folder) {
+            return Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::Exists {
+                    path: skill.folder.clone(),
+                }
+            } else {
+                Error::io(&skill.folder)(e)
+            });
+        }
+        // The document appears whole: written beside, then renamed.
+        let file = skill.folder.join(skillhost_skill::layout::SKILL_FILE);
+        let staging = skill.folder.join(".SKILL.md.learning");
+        std::fs::write(&staging, &skill.content).map_err(Error::io(&staging))?;
+        std::fs::rename(&staging, &file).map_err(Error::io(&file))?;
+        written.push(file);
+    }
+    Ok(written)
+}
+
+/// A tool name as quoted in text: no backticks, at most
+/// [`MAX_TOOL_CHARS`] characters.
+fn shown(tool: &str) -> String {
+    let clean: String = tool
+        .chars()
+        .map(|c| if c == '`' || c.is_control() { '\'' } else { c })
+        .collect();
+    if clean.chars().count() <= MAX_TOOL_CHARS {
+        return clean;
+    }
+    let mut cut: String = clean.chars().take(MAX_TOOL_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// `a, b, then c`.
+fn sequence(tools: &[String]) -> String {
+    let shown: Vec<String> = tools.iter().map(|t| shown(t)).collect();
+    match shown.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{}, then {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// A YAML double-quoted scalar (JSON's escapes are YAML's).
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_string())
+}
+
+/// The `SKILL.md` of `pattern` under `name`.
+pub fn skill_md(pattern: &Pattern, name: &str) -> String {
+    let steps = sequence(&pattern.tools);
+    let description = format!(
+        "Runs {steps}: a sequence of tool calls repeated in {} sessions.",
+        pattern.frequency
+    );
+    let when = format!("When a task calls for {steps}.");
+    let mut out = format!(
+        "---\nname: {name}\ndescription: {}\nwhen_to_use: {}\nversion: \"{VERSION}\"\npinned: false\n\
+         metadata:\n  generated-by: skillhost learn\n  sessions: \"{}\"\n  confidence: \"{:.2}\"\n  \
+         fingerprint: \"{}\"\n---\n# {name}\n\n\
+         This sequence of {} tool calls recurred in {} separate sessions. Follow the steps in \
+         order, checking each result before the next call.\n\n## Steps\n\n",
+        quoted(&description),
+        quoted(&when),
+        pattern.frequency,
+        pattern.confidence,
+        pattern.fingerprint,
+        pattern.tools.len(),
+        pattern.frequency,
+    );
+    for (i, tool) in pattern.tools.iter().enumerate() {
+        out.push_str(&format!("{}. Call `{}`.\n", i + 1, shown(tool)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skillhost_skill::frontmatter::parse_document;
+
+    fn pattern(tools: &[&str], frequency: usize, confidence: f64) -> Pattern {
+        let tools: Vec<String> = tools.iter().map(|t| t.to_string()).collect();
+        Pattern {
+            fingerprint: skillhost_skill::digest::sha256(tools.join("\n").as_bytes()),
+            tools,
+            sessions: (0..frequency).map(|i| format!("s{i}")).collect(),
+            frequency,
+            similarity: 0.0,
+            confidence,
+        }
+    }
+
+    #[test]
+    fn a_learned_skill_has_the_fields_and_one_step_per_tool() {
+        let p = pattern(&["search_papers", "download_paper", "rag_search"], 4, 1.0);
+        let text = skill_md(&p, "search-download-rag");
+        let doc = parse_document(text.as_bytes(), "search-download-rag").unwrap();
+        let f = &doc.frontmatter;
+        assert_eq!(f.name, "search-download-rag");
+        assert_eq!(
+            f.description.as_deref(),
+            Some(
+                "Runs search_papers, download_paper, then rag_search: a sequence of tool calls \
+                 repeated in 4 sessions."
+            )
+        );
+        assert!(
+            f.when_to_use
+                .as_deref()
+                .unwrap()
+                .starts_with("When a task calls for")
+        );
+        assert_eq!(f.version.as_deref(), Some("0.1.0"));
+        assert!(!f.pinned);
+        let steps: Vec<&str> = doc
+            .body
+            .lines()
+            .filter(|l| l.contains(". Call `"))
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                "1. Call `search_papers`.",
+                "2. Call `download_paper`.",
+                "3. Call `rag_search`."
+            ]
+        );
+    }
+
+    #[test]
+    fn hostile_tool_names_stay_inside_their_quotes() {
+        let p = pattern(&["a\": x\n---", "b`c", &"long".repeat(100)], 3, 1.0);
+        let text = skill_md(&p, "a-b-long");
+        let doc = parse_document(text.as_bytes(), "a-b-long").unwrap();
+        assert_eq!(doc.frontmatter.name, "a-b-long");
+        assert!(doc.frontmatter.description.unwrap().contains("a\": x"));
+        assert!(doc.body.contains("2. Call `b'c`."));
+        assert!(doc.body.lines().all(|l| l.chars().count() < 200));
+    }
+
+    #[test]
+    fn plan_skips_low_confidence_and_existing_names_and_numbers_collisions() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("read-edit-3")).unwrap();
+        let patterns = [
+            pattern(&["read_a", "edit_a"], 5, 1.0),
+            pattern(&["read_b", "edit_b"], 4, 0.9),
+            pattern(&["read_c", "edit_c"], 4, 0.8),
+            pattern(&["grep", "sed"], 3, 0.7),
+            pattern(&["weak", "link"], 3, 0.2),
+        ];
+        let existing: BTreeSet<String> = ["grep-sed".to_string()].into();
+        let planned = plan(&patterns, root.path(), &existing, DEFAULT_MIN_CONFIDENCE);
+        let summary: Vec<(&str, bool)> = planned
+            .iter()
+            .map(|p| (p.name.as_str(), p.skipped.is_none()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("read-edit", true),
+                ("read-edit-2", true),
+                ("read-edit-3", false),
+                ("grep-sed", false)
+            ]
+        );
+    }
+
+    #[test]
+    fn writing_creates_folders_whole_and_never_replaces_one() {
+        let root = tempfile::tempdir().unwrap();
+        let patterns = [pattern(&["read_a", "edit_a"], 5, 1.0)];
+        let planned = plan(&patterns, root.path(), &BTreeSet::new(), 0.5);
+        let written = write(&planned, root.path()).unwrap();
+        assert_eq!(written, [root.path().join("read-edit/SKILL.md")]);
+        assert_eq!(
+            std::fs::read_to_string(&written[0]).unwrap(),
+            planned[0].content
+        );
+        let entries: Vec<_> = std::fs::read_dir(root.path().join("read-edit"))
+            .unwrap()
+            .collect();
+        assert_eq!(entries.len(), 1, "no staging file is left behind");
+        // Planned before the folder existed: still not overwritten.
+        std::fs::write(&written[0], "mine").unwrap();
+        assert!(matches!(
+            write(&planned, root.path()),
+            Err(Error::Exists { .. })
+        ));
+        assert_eq!(std::fs::read_to_string(&written[0]).unwrap(), "mine");
+        assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,181 @@
+//! What the session layer feeds the store: invocations as
+//! [`invoke`](crate::session::invoke::invoke) returned them, and tool calls
+//! found in a session log (`{"type": "tool-call", "tool": "..."}` events).
+//!
+//! ```no_run
+//! use skillhost::session::invoke::{self, Caller, Request};
+//! use skillhost::usage::{UsageStore, record};
+//! # let registry = skillhost::Registry::new();
+//! # let activated = Default::default();
+//! let store = UsageStore::open(&skillhost::usage::store::default_path(None).unwrap())?;
+//! let request = Request { name: "code-review", args: &[], caller: Caller::Model, session_id: "s-1", max_steps: None };
+//! let result = invoke::invoke(&registry, &request, &activated);
+//! record::record_invoke(&store, &registry.snapshot(), &request, &result)?;
+//! # Ok::<(), skillhost::usage::Error>(())
+//! ```
+
+use super::error::Error;
+use super::patterns::Session;
+use super::store::{InvocationRecord, Outcome, UsageStore};
+use crate::model::{Catalog, Skill};
+use crate::session::SessionLog;
+use crate::session::invoke::{Caller, Invocation, Request};
+
+/// The session-log event type of one tool call; its `tool` field names the
+/// tool.
+pub const TOOL_CALL: &str = "tool-call";
+
+/// `user` or `model`, as invocations store the caller.
+pub fn caller_name(caller: Caller) -> &'static str {
+    match caller {
+        Caller::User => "user",
+        Caller::Model => "model",
+    }
+}
+
+/// The skill `name` (or alias) of `catalog`.
+fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Option<&'c Skill> {
+    catalog.get(name).map(|s| s.as_ref()).or_else(|| {
+        catalog
+            .skills
+            .iter()
+            .find(|s| s.frontmatter.aliases.iter().any(|a| a == name))
+            .map(|s| s.as_ref())
+    })
+}
+
+/// The skill an invocation concerned and how it ended; `None` when no such
+/// skill exists (nothing to record against).
+pub fn outcome_of(
+    request: &Request<'_>,
+    result: &Result<Invocation, crate::Error>,
+) -> Option<(String, Outcome)> {
+    match result {
+        Ok(Invocation::Inline { skill, .. }) => Some((skill.clone(), Outcome::Inline)),
+        Ok(Invocation::Fork(plan)) => Some((plan.skill.clone(), Outcome::Fork)),
+        Err(crate::Error::Refused { skill, .. }) => Some((skill.clone(), Outcome::Refused)),
+        Err(crate::Error::UnknownSkill { .. }) => None,
+        Err(_) => Some((request.name.to_string(), Outcome::Failed)),
+    }
+}
+
+/// Records what `invoke` did for `request` (the skill's provider looked up
+/// in `catalog`); says whether anything was recorded.
+pub fn record_invoke(
+    store: &UsageStore,
+    catalog: &Catalog,
+    request: &Request<'_>,
+    result: &Result<Invocation, crate::Error>,
+) -> Result<bool, Error> {
+    let Some((name, outcome)) = outcome_of(request, result) else {
+        return Ok(false);
+    };
+    let skill = resolve(catalog, &name);
+    store.record_invocation(&InvocationRecord {
+        skill: skill.map_or(name.as_str(), |s| s.name()),
+        source: skill.map_or("", |s| s.source.as_str()),
+        caller: caller_name(request.caller),
+        session: request.session_id,
+        outcome,
+    })?;
+    Ok(true)
+}
+
+/// The tools a session log's visible and hidden `tool-call` events name,
+/// in order (events without a usable `tool` are skipped).
+pub fn tool_calls(log: &dyn SessionLog) -> Vec<String> {
+    (0..log.len())
+        .filter_map(|i| log.get(i))
+        .filter(|e| e.kind == TOOL_CALL)
+        .filter_map(|e| e.other.get("tool")?.as_str())
+        .filter(|t| {
+            !t.is_empty()
+                && t.chars().count() <= super::store::MAX_FIELD_CHARS
+                && !t.chars().any(char::is_control)
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The sessions patterns are found in: the store's, then one per session
+/// log given (`id` naming it, typically its path).
+pub fn sessions(
+    store: &UsageStore,
+    logs: &[(String, &dyn SessionLog)],
+) -> Result<Vec<Session>, Error> {
+    let mut out: Vec<Session> = store
+        .sessions()?
+        .into_iter()
+        .map(|(id, tools)| Session { id, tools })
+        .collect();
+    for (id, log) in logs {
+        out.push(Session {
+            id: id.clone(),
+            tools: tool_calls(*log),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::log::{Event, MemoryLog};
+
+    #[test]
+    fn tool_call_events_are_read_in_order_and_others_ignored() {
+        let mut log = MemoryLog::default();
+        for (kind, tool) in [
+            (TOOL_CALL, Some(serde_json::json!("search_papers"))),
+            ("skill-catalog", None),
+            (TOOL_CALL, Some(serde_json::json!(42))),
+            (TOOL_CALL, Some(serde_json::json!("bad\nname"))),
+            (TOOL_CALL, None),
+            (TOOL_CALL, Some(serde_json::json!("rag_search"))),
+        ] {
+            let mut event = Event::new(kind);
+            if let Some(tool) = tool {
+                event.other.insert("tool".into(), tool);
+            }
+            log.events.push(event);
+        }
+        assert_eq!(tool_calls(&log), ["search_papers", "rag_search"]);
+    }
+
+    #[test]
+    fn outcomes_follow_the_invocation_result() {
+        let request = Request {
+            name: "alias",
+            args: &[],
+            caller: Caller::Model,
+            session_id: "s",
+            max_steps: None,
+        };
+        let inline = Ok(Invocation::Inline {
+            skill: "real".into(),
+            text: String::new(),
+        });
+        assert_eq!(
+            outcome_of(&request, &inline),
+            Some(("real".into(), Outcome::Inline))
+        );
+        let refused = Err(crate::Error::Refused {
+            skill: "real".into(),
+            reason: "no".into(),
+        });
+        assert_eq!(
+            outcome_of(&request, &refused),
+            Some(("real".into(), Outcome::Refused))
+        );
+        let unknown = Err(crate::Error::UnknownSkill {
+            name: "alias".into(),
+            available: "none".into(),
+        });
+        assert_eq!(outcome_of(&request, &unknown), None);
+        let failed = Err(crate::Error::Mirror("x".into()));
+        assert_eq!(
+            outcome_of(&request, &failed),
+            Some(("alias".into(), Outcome::Failed))
+        );
+    }
+}
