@@ -19,25 +19,36 @@ use std::process::ExitCode;
 pub fn run(cli: Cli) -> Result<ExitCode> {
     let ctx = Ctx::new(cli.config.as_deref())?;
     match cli.command {
-        Command::Catalog { sources, json } => catalog::run(&ctx, &sources, json),
+        Command::Catalog {
+            sources,
+            json,
+            view,
+            session,
+        } => catalog::run(&ctx, &sources, json, view, session.as_deref()),
         Command::Load {
             name,
             sources,
             json,
         } => load::run(&ctx, &name, &sources, json),
-        Command::Validate { paths, json } => validate::run(&ctx, &paths, json),
+        Command::Validate {
+            paths,
+            profile,
+            json,
+        } => validate::run(&ctx, &paths, profile, json),
         Command::Inject {
             session,
             sources,
             mode,
             agent,
-        } => inject::run(&ctx, &session, &sources, mode, &agent),
+            json,
+        } => inject::run(&ctx, &session, &sources, mode, &agent, json),
         Command::Touch {
             session,
             cwd,
             paths,
             sources,
-        } => touch::run(&ctx, &session, &cwd, &paths, &sources),
+            json,
+        } => touch::run(&ctx, &session, &cwd, &paths, &sources, json),
         Command::Invoke {
             name,
             args,

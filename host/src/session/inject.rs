@@ -13,7 +13,7 @@
 
 use super::activation::{activated, is_active};
 use super::log::{CATALOG, CATALOG_DELTA, CLEAR, Event, SessionLog, backward};
-use super::render::{RenderOptions, render};
+use super::render::{Listing, RenderOptions, render};
 use crate::error::Error;
 use crate::model::{Catalog, Skill};
 use std::collections::BTreeSet;
@@ -83,13 +83,19 @@ impl Default for Injector {
 }
 
 impl Injector {
+    /// The listing the model is given for `catalog` when the conditional
+    /// skills in `activated` are active: exactly the text a full
+    /// replacement publishes.
+    pub fn listing(&self, catalog: &Catalog, activated: &BTreeSet<String>) -> Listing {
+        render(&visible_to_model(catalog, activated), self.options)
+    }
+
     /// Full-replacement mode: appends zero or one catalog event.
     pub fn replace(&self, catalog: &Catalog, log: &mut dyn SessionLog) -> Result<Outcome, Error> {
         if !catalog.complete {
             return Ok(Outcome::KeptIncomplete);
         }
-        let active = activated(log);
-        let listing = render(&visible_to_model(catalog, &active), self.options);
+        let listing = self.listing(catalog, &activated(log));
         let digest = digest(&listing.inner);
         let published = latest(log, &self.source);
         if published
