@@ -191,3 +191,27 @@ fn a_linked_folder_with_a_lowercase_document_loads_and_stays_put() {
     registry.snapshot();
     assert_eq!(provider.stats().last_received(), 0, "nothing changed");
 }
+
+#[test]
+fn a_mirror_publishes_a_lowercase_document_as_skill_md() {
+    let dir = tree(&[
+        ("pdf/skill.md", skill_md("pdf", "Read PDF files").as_bytes()),
+        ("pdf/notes.txt", b"notes"),
+    ]);
+    let out = tree(&[]);
+    skillhost::publish::mirror::write(&runtime(), &[dir.path().to_path_buf()], out.path()).unwrap();
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("index.json")).unwrap()).unwrap();
+    let uris: Vec<&str> = index["skills"][0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, ["skill://pdf/SKILL.md", "skill://pdf/notes.txt"]);
+    assert_eq!(
+        std::fs::read(out.path().join("pdf/SKILL.md")).unwrap(),
+        skill_md("pdf", "Read PDF files").as_bytes()
+    );
+    assert!(!out.path().join("pdf/skill.md").exists());
+}

@@ -3,6 +3,7 @@
 mod config;
 mod reading;
 mod session;
+mod views;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
