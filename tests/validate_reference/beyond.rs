@@ -330,3 +330,53 @@ fn a_folder_of_skills_is_validated_skill_by_skill() {
         errors(&claude)
     );
 }
+
+// ---- what a PATH holds, and the real reason when it is no skill --------
+
+#[test]
+fn a_path_that_yields_no_skill_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let reason = |path: &str| -> String {
+        let report = validate(&dir.path().join(path), Profile::Claude);
+        assert!(!report.is_valid(), "{path}");
+        report.problems[0].message.clone()
+    };
+    write(
+        dir.path(),
+        ".hidden/SKILL.md",
+        fm("name: hidden\ndescription: d").as_bytes(),
+    );
+    assert!(reason(".hidden").contains("is hidden"));
+    write(
+        dir.path(),
+        "cased/Skill.md",
+        fm("name: cased\ndescription: d").as_bytes(),
+    );
+    let folder = reason("cased");
+    assert!(
+        folder.contains("no SKILL.md in") && folder.contains("Skill.md is there"),
+        "{folder}"
+    );
+    assert!(reason("cased/Skill.md").contains("rename it"));
+    write(dir.path(), "notes.md", b"# Notes, not a skill\n");
+    assert!(reason("notes.md").contains("must start with '---'"));
+    write(dir.path(), "readme-only/README.md", b"# Nothing here\n");
+    assert!(reason("readme-only").contains("no SKILL.md in"));
+}
+
+#[test]
+fn a_lowercase_skill_md_beside_skill_md_is_named_as_not_read() {
+    let skill = Skill::new(
+        "my-skill",
+        &[
+            ("SKILL.md", &fm("name: my-skill\ndescription: d")),
+            ("skill.md", &fm("name: other\ndescription: d")),
+        ],
+    );
+    let report = validate(&skill.path().join("skill.md"), Profile::AgentSkills);
+    assert!(report.is_valid(), "{:#?}", report.problems);
+    assert_eq!(report.warnings(), 1);
+    assert!(report.problems[0].path.ends_with("my-skill/skill.md"));
+    assert_message(&report, "is not read");
+    assert!(report.checked[0].ends_with("my-skill/SKILL.md"));
+}

@@ -105,7 +105,7 @@ fn claude(get: &Get<'_, '_>, folder: &str, out: &mut Out<'_>) {
                 out.error("name", message);
             }
         }
-        Some(_) => out.error("name", "must be a string"),
+        Some(other) => out.error("name", format!("must be a string, found {}", other.kind())),
     }
     match get("description") {
         None => out.error("description", "missing (required)"),
@@ -120,7 +120,10 @@ fn claude(get: &Get<'_, '_>, folder: &str, out: &mut Out<'_>) {
                 );
             }
         }
-        Some(_) => out.error("description", "must be a string"),
+        Some(other) => out.error(
+            "description",
+            format!("must be a string, found {}", other.kind()),
+        ),
     }
     match get("compatibility") {
         None => {}
@@ -133,11 +136,17 @@ fn claude(get: &Get<'_, '_>, folder: &str, out: &mut Out<'_>) {
                 );
             }
         }
-        Some(_) => out.error("compatibility", "must be a string"),
+        Some(other) => out.error(
+            "compatibility",
+            format!("must be a string, found {}", other.kind()),
+        ),
     }
     match get("license") {
         None | Some(Node::Text(_)) => {}
-        Some(_) => out.error("license", "must be a string"),
+        Some(other) => out.error(
+            "license",
+            format!("must be a string, found {}", other.kind()),
+        ),
     }
     match get("metadata") {
         None => {}
@@ -145,7 +154,10 @@ fn claude(get: &Get<'_, '_>, folder: &str, out: &mut Out<'_>) {
             out.error("metadata", "keys must be strings");
         }
         Some(Node::Map(_)) => {}
-        Some(_) => out.error("metadata", "must be a mapping"),
+        Some(other) => out.error(
+            "metadata",
+            format!("must be a mapping, found {}", other.kind()),
+        ),
     }
 }
 
