@@ -136,7 +136,13 @@ impl Entry {
     /// Whether the document was found under its lowercase name last time:
     /// its stamp alone cannot tell whether a `SKILL.md` appeared since.
     pub fn on_lowercase_doc(&self) -> bool {
-        self.lowercase_doc().is_some_and(|d| d == self.doc)
+        // Asked of every stamped entry on a rescan: no allocation.
+        self.kind == Kind::Bundle
+            && self
+                .doc
+                .strip_prefix(self.path.as_str())
+                .and_then(|rest| rest.strip_prefix('/'))
+                == Some(LOWERCASE_SKILL_FILE)
     }
 
     /// Points the entry at another document (a link resolved to a folder or
