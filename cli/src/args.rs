@@ -52,6 +52,14 @@ pub enum Command {
         /// Print the catalog as JSON.
         #[arg(long)]
         json: bool,
+        /// Only what a person may invoke as a slash command (user), or
+        /// exactly the listing the model is given (model); default: everything.
+        #[arg(long = "for", value_enum, value_name = "WHO")]
+        view: Option<View>,
+        /// The session log whose activations and discovered roots count
+        /// (as for inject).
+        #[arg(long, value_name = "FILE")]
+        session: Option<PathBuf>,
     },
     /// Print a skill's body, read again from its source.
     Load {
@@ -63,11 +71,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Check skills against the strict Agent Skills rules; exit 1 on any problem.
+    /// Check skills against strict rules; report every problem, exit 1 on any error.
     Validate {
         /// A skill folder, a SKILL.md or flat .md file, or a folder of skills.
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
+        /// The rules: what Claude Code and skillhost read (claude), or the
+        /// Agent Skills specification as its reference validator reads it
+        /// (agentskills).
+        #[arg(long, value_enum, default_value_t = ProfileArg::Claude)]
+        profile: ProfileArg,
         /// Print the problems as JSON.
         #[arg(long)]
         json: bool,
@@ -90,6 +103,9 @@ pub enum Command {
         /// Usage scores order the listing and decide what is shortened first.
         #[command(flatten)]
         state: StateArgs,
+        /// Print the outcome and the event appended as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Record files the agent touched; print the reminder naming skills that
     /// became available, if any.
@@ -105,6 +121,9 @@ pub enum Command {
         paths: Vec<PathBuf>,
         #[command(flatten)]
         sources: SourceArgs,
+        /// Print what was activated and discovered, and the reminder, as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Expand a skill for the user or the model: the text (inline) or the
     /// fork plan. A refusal exits 1 and says why.
@@ -302,5 +321,24 @@ pub enum CallerArg {
     /// The user, by a slash command.
     User,
     /// The model, through the Skill tool.
+    Model,
+}
+
+/// Which rules `validate` applies.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProfileArg {
+    /// Claude Code's and skillhost's fields; names of a-z, 0-9 and '-'.
+    Claude,
+    /// The Agent Skills spec's fields only; Unicode lowercase names (NFKC).
+    #[value(name = "agentskills")]
+    AgentSkills,
+}
+
+/// Whose view of the catalog `catalog --for` prints.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum View {
+    /// The slash commands a person may invoke.
+    User,
+    /// The listing the model is given, as inject publishes it.
     Model,
 }

@@ -153,9 +153,21 @@ pub fn starts_with_frontmatter(bytes: &[u8]) -> bool {
     rest[..line_end].iter().all(|b| b.is_ascii_whitespace())
 }
 
-/// Parses a whole skill document. `default_name` is the folder (or flat file)
-/// name used when the frontmatter gives none.
-pub fn parse_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Document<'a>, Finding> {
+/// A document's text cut at its frontmatter, before any field is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML between the `---` lines; `None` when the text does not open
+    /// with a `---` line.
+    pub raw: Option<&'a str>,
+    /// The Markdown after the closing `---` (the whole text when there is
+    /// no frontmatter).
+    pub body: &'a str,
+}
+
+/// The first steps of [`parse_document`], for readers that check the fields
+/// themselves (the validator): the size limit, a BOM dropped, UTF-8, and the
+/// frontmatter cut from the body.
+pub fn split_document(bytes: &[u8]) -> Result<Split<'_>, Finding> {
     if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
         return Err(too_large(bytes.len() as u64));
     }
@@ -172,14 +184,30 @@ pub fn parse_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Documen
                 format!("not valid UTF-8 (byte {})", e.valid_up_to()),
             )
         })?;
-    let Some((raw, body)) = split_frontmatter(text)? else {
+    Ok(match split_frontmatter(text)? {
+        Some((raw, body)) => Split {
+            raw: Some(raw),
+            body,
+        },
+        None => Split {
+            raw: None,
+            body: text,
+        },
+    })
+}
+
+/// Parses a whole skill document. `default_name` is the folder (or flat file)
+/// name used when the frontmatter gives none.
+pub fn parse_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Document<'a>, Finding> {
+    let Split { raw, body } = split_document(bytes)?;
+    let Some(raw) = raw else {
         let mut frontmatter = Frontmatter::defaults(default_name);
         check_name(&frontmatter.name)
             .map_err(|e| Finding::new(None, Some("name"), e.to_string()))?;
         frontmatter.raw = String::new();
         return Ok(Document {
             frontmatter,
-            body: text,
+            body,
             has_frontmatter: false,
             warnings: vec![Finding::new(
                 Some(1),

@@ -186,3 +186,17 @@ fn non_mapping_frontmatter_is_an_error() {
     let err = parse("---\n- a\n- b\n---\n").unwrap_err();
     assert!(err.message.contains("mapping"), "{err}");
 }
+
+#[test]
+fn split_document_cuts_the_frontmatter_before_any_field_is_read() {
+    // An unsafe name does not stop the split: the validator reads the
+    // fields of documents the loader refuses.
+    let split = split_document(b"\xEF\xBB\xBF---\nname: ../x\n---\nbody\n").unwrap();
+    assert_eq!(split.raw, Some("name: ../x\n"));
+    assert_eq!(split.body, "body\n");
+    let split = split_document(b"# just Markdown\n").unwrap();
+    assert_eq!(split.raw, None);
+    assert_eq!(split.body, "# just Markdown\n");
+    assert!(split_document(b"---\nname: x\n").is_err());
+    assert!(split_document(b"---\nname: caf\xe9\n---\n").is_err());
+}

@@ -2,7 +2,8 @@
 //! entries of a skills root are skills.
 //!
 //! A root holds bundles (`<root>/<name>/SKILL.md`, the folder naming the
-//! skill) and flat skills (`<root>/<name>.md`, which count only when the
+//! skill; a lowercase `skill.md` is the document of a folder without a
+//! `SKILL.md`, as the Agent Skills reference reads it) and flat skills (`<root>/<name>.md`, which count only when the
 //! file opens with frontmatter: a `README.md` beside the skills is not
 //! one). Nothing deeper is ever taken for a skill: a bundle's references,
 //! scripts and nested `SKILL.md` files are its resources. Hidden entries
@@ -12,6 +13,14 @@
 
 /// The document of a bundle skill.
 pub const SKILL_FILE: &str = "SKILL.md";
+
+/// The lowercase spelling of a bundle's document, read only when the
+/// folder has no [`SKILL_FILE`] (the Agent Skills reference reads it too;
+/// Claude Code and the spec's client guide look for `SKILL.md` only).
+pub const LOWERCASE_SKILL_FILE: &str = "skill.md";
+
+/// The names a bundle's document may have, in the order they are looked for.
+pub const DOCUMENT_NAMES: [&str; 2] = [SKILL_FILE, LOWERCASE_SKILL_FILE];
 
 /// The skill folders agents keep under a project and under the home
 /// folder, highest precedence first.
@@ -33,8 +42,9 @@ pub enum EntryKind {
 /// What an entry of a skills root may hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Candidate {
-    /// A folder: a skill if it holds [`SKILL_FILE`]; named after the folder
-    /// unless its frontmatter says otherwise.
+    /// A folder: a skill if it holds [`SKILL_FILE`] (or, failing that,
+    /// [`LOWERCASE_SKILL_FILE`]); named after the folder unless its
+    /// frontmatter says otherwise.
     Bundle {
         /// The folder's name.
         default_name: String,
@@ -62,9 +72,10 @@ pub fn markdown_stem(name: &str) -> Option<&str> {
 }
 
 /// What the entry `name` of kind `kind`, directly inside a skills root, may
-/// be; `None` when it can never be a skill. A `SKILL.md` lying directly in
-/// a root is not a flat skill named `SKILL`: its folder is the skill, so
-/// the root was given one level too deep (see [`is_misplaced_document`]).
+/// be; `None` when it can never be a skill. A `SKILL.md` (or `skill.md`)
+/// lying directly in a root is not a flat skill named `SKILL` (or `skill`):
+/// its folder is the skill, so the root was given one level too deep (see
+/// [`is_misplaced_document`]).
 pub fn classify(name: &str, kind: EntryKind) -> Option<Candidate> {
     if is_hidden(name) {
         return None;
@@ -81,10 +92,35 @@ pub fn classify(name: &str, kind: EntryKind) -> Option<Candidate> {
     }
 }
 
+/// Whether `name` is one of the names a bundle's document may have
+/// ([`DOCUMENT_NAMES`]; other casings such as `Skill.md` are not).
+pub fn is_document_name(name: &str) -> bool {
+    DOCUMENT_NAMES.contains(&name)
+}
+
 /// Whether a flat candidate is really a bundle's document placed directly
 /// in a root (the root should be its parent).
 pub fn is_misplaced_document(name: &str) -> bool {
-    name == SKILL_FILE
+    is_document_name(name)
+}
+
+/// The document of a folder holding the entries `names`: [`SKILL_FILE`] if
+/// it is there, else [`LOWERCASE_SKILL_FILE`] if that is.
+pub fn bundle_document<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<&'static str> {
+    let mut lowercase = false;
+    for name in names {
+        if name == SKILL_FILE {
+            return Some(SKILL_FILE);
+        }
+        lowercase |= name == LOWERCASE_SKILL_FILE;
+    }
+    lowercase.then_some(LOWERCASE_SKILL_FILE)
+}
+
+/// A name that is meant as a bundle's document but will never be read as
+/// one (`Skill.md`, `SKILL.MD`): only [`DOCUMENT_NAMES`] are.
+pub fn is_miscased_document(name: &str) -> bool {
+    name.eq_ignore_ascii_case(SKILL_FILE) && !is_document_name(name)
 }
 
 #[cfg(test)]
@@ -123,6 +159,25 @@ mod tests {
     #[test]
     fn a_document_directly_in_a_root_is_misplaced() {
         assert!(is_misplaced_document("SKILL.md"));
-        assert!(!is_misplaced_document("skill.md"));
+        // The lowercase spelling is a bundle's document too, never a flat
+        // skill named `skill`.
+        assert!(is_misplaced_document("skill.md"));
+        assert!(!is_misplaced_document("Skill.md"));
+        assert!(!is_misplaced_document("notes.md"));
+    }
+
+    #[test]
+    fn a_folder_document_is_skill_md_else_lowercase_skill_md() {
+        assert_eq!(bundle_document(["a.md", "SKILL.md"]), Some(SKILL_FILE));
+        assert_eq!(bundle_document(["skill.md", "SKILL.md"]), Some(SKILL_FILE));
+        assert_eq!(
+            bundle_document(["skill.md", "scripts"]),
+            Some(LOWERCASE_SKILL_FILE)
+        );
+        assert_eq!(bundle_document(["Skill.md", "SKILL.MD"]), None);
+        assert!(is_miscased_document("Skill.md"));
+        assert!(is_miscased_document("SKILL.MD"));
+        assert!(!is_miscased_document("SKILL.md"));
+        assert!(!is_miscased_document("skill.md"));
     }
 }

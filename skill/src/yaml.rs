@@ -112,7 +112,14 @@ pub fn strict(raw: &str) -> Result<(), String> {
     if crate::fast_yaml::parse(raw).is_some() {
         return Ok(());
     }
-    serde_yaml::from_str::<Value>(raw)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    serde_yaml::from_str::<Value>(raw).map(|_| ()).map_err(|e| {
+        let message = e.to_string();
+        // serde_yaml appends " at line L column C" counted from the YAML's
+        // first line; the file has the opening `---` above it.
+        let message = message.split(" at line ").next().unwrap_or(&message);
+        match e.location() {
+            Some(l) => format!("line {}: {message}", l.line() + 1),
+            None => message.to_string(),
+        }
+    })
 }

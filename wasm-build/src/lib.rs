@@ -56,6 +56,10 @@ pub fn build_components(workspace_root: &Path, packages: &[&str]) -> Vec<PathBuf
         "CARGO_BUILD_TARGET",
         "CARGO_TARGET_DIR",
         "CARGO_PRIMARY_PACKAGE",
+        // A component's file has no hash in its name, so worktrees sharing
+        // one build folder would overwrite each other's providers there:
+        // the guests are built in this target folder only.
+        "CARGO_BUILD_BUILD_DIR",
     ] {
         command.env_remove(var);
     }

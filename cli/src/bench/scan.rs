@@ -142,8 +142,17 @@ pub fn native_scan(root: &Path) -> Vec<Frontmatter> {
         let Some((doc, default_name, flat)) = document_of(root, &name, kind) else {
             continue;
         };
-        let Ok(meta) = std::fs::metadata(&doc) else {
-            continue;
+        let (doc, meta) = match std::fs::metadata(&doc) {
+            Ok(meta) => (doc, meta),
+            // A folder without a SKILL.md may have a lowercase skill.md.
+            Err(_) if !flat => {
+                let lowercase = doc.with_file_name(layout::LOWERCASE_SKILL_FILE);
+                match std::fs::metadata(&lowercase) {
+                    Ok(meta) => (lowercase, meta),
+                    Err(_) => continue,
+                }
+            }
+            Err(_) => continue,
         };
         if !meta.is_file() || meta.len() > MAX_DOCUMENT_BYTES {
             continue;

@@ -3,11 +3,13 @@
 
 use crate::args::{Mode, SourceArgs, StateArgs};
 use crate::context::{Ctx, cwd, usage_path};
+use crate::output::print_json;
 use anyhow::Result;
+use serde_json::json;
 use skillhost::Catalog;
-use skillhost::session::JsonlLog;
-use skillhost::session::inject::Injector;
+use skillhost::session::inject::{Injector, Outcome};
 use skillhost::session::render::Scores;
+use skillhost::session::{JsonlLog, SessionLog};
 use skillhost::usage::UsageStore;
 use skillhost::usage::score::catalog_scores;
 use std::path::Path;
@@ -21,6 +23,7 @@ pub fn run(
     mode: Mode,
     agent: &str,
     state: &StateArgs,
+    json: bool,
 ) -> Result<ExitCode> {
     let mut log = JsonlLog::open(session)?;
     let catalog = ctx.session_registry(sources, &cwd()?, &log)?.snapshot();
@@ -32,7 +35,25 @@ pub fn run(
         Mode::Replace => injector.replace(&catalog, &mut log)?,
         Mode::Delta => injector.delta(&catalog, agent, &mut log)?,
     };
-    println!("{}", outcome.as_str());
+    if json {
+        // Publishing appends exactly one event: the last one.
+        let appended = matches!(outcome, Outcome::Published | Outcome::Tombstone);
+        let event = appended
+            .then(|| log.len().checked_sub(1).and_then(|i| log.get(i)))
+            .flatten()
+            .map(|e| e.to_json());
+        print_json(&json!({
+            "outcome": outcome.as_str(),
+            "mode": match mode {
+                Mode::Replace => "replace",
+                Mode::Delta => "delta",
+            },
+            "agent": (mode == Mode::Delta).then_some(agent),
+            "event": event,
+        }))?;
+    } else {
+        println!("{}", outcome.as_str());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

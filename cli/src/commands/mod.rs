@@ -28,26 +28,37 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
     let ctx = Ctx::new(cli.config.as_deref())?;
     match cli.command {
-        Command::Catalog { sources, json } => catalog::run(&ctx, &sources, json),
+        Command::Catalog {
+            sources,
+            json,
+            view,
+            session,
+        } => catalog::run(&ctx, &sources, json, view, session.as_deref()),
         Command::Load {
             name,
             sources,
             json,
         } => load::run(&ctx, &name, &sources, json),
-        Command::Validate { paths, json } => validate::run(&ctx, &paths, json),
+        Command::Validate {
+            paths,
+            profile,
+            json,
+        } => validate::run(&ctx, &paths, profile, json),
         Command::Inject {
             session,
             sources,
             mode,
             agent,
             state,
-        } => inject::run(&ctx, &session, &sources, mode, &agent, &state),
+            json,
+        } => inject::run(&ctx, &session, &sources, mode, &agent, &state, json),
         Command::Touch {
             session,
             cwd,
             paths,
             sources,
-        } => touch::run(&ctx, &session, &cwd, &paths, &sources),
+            json,
+        } => touch::run(&ctx, &session, &cwd, &paths, &sources, json),
         Command::Invoke {
             name,
             args,

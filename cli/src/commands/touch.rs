@@ -3,6 +3,7 @@
 
 use crate::args::SourceArgs;
 use crate::context::Ctx;
+use crate::output::print_json;
 use anyhow::{Context as _, Result};
 use skillhost::session::JsonlLog;
 use skillhost::session::activation;
@@ -16,6 +17,7 @@ pub fn run(
     cwd: &Path,
     paths: &[PathBuf],
     sources: &SourceArgs,
+    json: bool,
 ) -> Result<ExitCode> {
     let mut log = JsonlLog::open(session)?;
     let cwd =
@@ -40,7 +42,13 @@ pub fn run(
         &mut log,
         RenderOptions::default(),
     )?;
-    if let Some(reminder) = activation.reminder {
+    if json {
+        print_json(&serde_json::json!({
+            "activated": activation.activated,
+            "discovered": activation.discovered,
+            "reminder": activation.reminder,
+        }))?;
+    } else if let Some(reminder) = activation.reminder {
         println!("{reminder}");
     }
     Ok(ExitCode::SUCCESS)

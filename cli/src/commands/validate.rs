@@ -1,30 +1,45 @@
-//! `skillhost validate`: the strict Agent Skills rules; exit 1 on any problem.
+//! `skillhost validate`: every problem of the skills at the paths given, by
+//! the rules of a profile; exit 1 on any error (warnings do not fail).
 
+use crate::args::ProfileArg;
 use crate::context::Ctx;
 use crate::output::print_json;
 use anyhow::Result;
-use skillhost::publish::validate;
+use skillhost::publish::validate::{self, Profile};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(ctx: &Ctx, paths: &[PathBuf], json: bool) -> Result<ExitCode> {
-    let report = validate::validate_paths(&ctx.runtime, paths)?;
+pub fn run(ctx: &Ctx, paths: &[PathBuf], profile: ProfileArg, json: bool) -> Result<ExitCode> {
+    let profile = match profile {
+        ProfileArg::Claude => Profile::Claude,
+        ProfileArg::AgentSkills => Profile::AgentSkills,
+    };
+    let report = validate::validate_paths(&ctx.runtime, paths, profile)?;
     if json {
-        print_json(&serde_json::json!({
-            "checked": report.checked,
-            "problems": report.problems.iter().map(validate::Problem::to_json).collect::<Vec<_>>(),
-        }))?;
+        print_json(&report.to_json())?;
     } else {
         let mut out = std::io::stdout().lock();
         for problem in &report.problems {
             writeln!(out, "{problem}")?;
         }
-        if report.problems.is_empty() {
-            writeln!(out, "{} skill(s) valid", report.checked.len())?;
+        let (errors, warnings) = (report.errors(), report.warnings());
+        let warned = if warnings > 0 {
+            format!(", {warnings} warning(s)")
+        } else {
+            String::new()
+        };
+        if errors == 0 {
+            writeln!(out, "{} skill(s) valid{warned}", report.checked.len())?;
+        } else {
+            writeln!(
+                out,
+                "{errors} error(s){warned} in {} skill(s) checked ({profile} profile)",
+                report.checked.len()
+            )?;
         }
     }
-    Ok(if report.problems.is_empty() {
+    Ok(if report.is_valid() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -4,6 +4,7 @@ mod config;
 mod reading;
 mod session;
 mod usage;
+mod views;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -145,7 +145,8 @@ fn publish(registry: &crate::Registry, skill: &Skill) -> Result<Option<Published
             "its name {name:?} is taken by the mirror's own files"
         )));
     }
-    let flat = skill.path.file_name().is_some_and(|f| f != SKILL_FILE);
+    let document = skill.path.file_name().unwrap_or_default().to_string();
+    let flat = !skillhost_skill::layout::is_document_name(&document);
     let listed = registry.list_resources(name)?;
     let mut files: Vec<(String, Vec<u8>)> = Vec::with_capacity(listed.len());
     for resource in &listed {
@@ -156,8 +157,10 @@ fn publish(registry: &crate::Registry, skill: &Skill) -> Result<Option<Published
                 resource.path
             )));
         }
-        // A flat skill becomes a folder with its file as SKILL.md.
-        let path = if flat {
+        // A flat skill becomes a folder with its file as SKILL.md, and a
+        // folder's lowercase skill.md is published under the name every
+        // reader looks for.
+        let path = if flat || resource.path == document {
             SKILL_FILE.to_string()
         } else {
             resource.path.clone()

@@ -1,5 +1,6 @@
 //! Working on skills rather than serving them: checking them against the
-//! strict Agent Skills rules, and publishing them as a static mirror.
+//! strict rules of a profile (Claude Code and skillhost, or the Agent Skills
+//! spec), and publishing them as a static mirror.
 
 pub mod mirror;
 mod out;

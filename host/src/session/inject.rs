@@ -97,6 +97,13 @@ impl Injector {
         }
     }
 
+    /// The listing the model is given for `catalog` when the conditional
+    /// skills in `activated` are active: exactly the text a full
+    /// replacement publishes.
+    pub fn listing(&self, catalog: &Catalog, activated: &BTreeSet<String>) -> Listing {
+        self.render(&visible_to_model(catalog, activated))
+    }
+
     /// Full-replacement mode: appends zero or one catalog event.
     pub fn replace(&self, catalog: &Catalog, log: &mut dyn SessionLog) -> Result<Outcome, Error> {
         // A provider that never gave a complete view, within its grace:
@@ -106,8 +113,7 @@ impl Injector {
         if catalog.held_back {
             return Ok(Outcome::KeptIncomplete);
         }
-        let active = activated(log);
-        let listing = self.render(&visible_to_model(catalog, &active));
+        let listing = self.listing(catalog, &activated(log));
         let digest = digest(&listing.inner);
         let published = latest(log, &self.source);
         // The log is data, not authority: what decides is the text the

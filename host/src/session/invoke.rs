@@ -3,7 +3,7 @@
 
 use super::activation::is_active;
 use crate::error::Error;
-use crate::model::Skill;
+use crate::model::{Catalog, Skill};
 use crate::registry::Registry;
 use skillhost_skill::frontmatter::Context;
 use std::collections::BTreeSet;
@@ -148,6 +148,22 @@ fn may_call(skill: &Skill, caller: Caller) -> Result<(), String> {
     }
 }
 
+/// The skills `caller` may invoke, in catalog order: active (a conditional
+/// skill not yet activated does not exist for anyone) and permitted. For the
+/// user, these are the slash commands.
+pub fn invocable<'c>(
+    catalog: &'c Catalog,
+    activated: &BTreeSet<String>,
+    caller: Caller,
+) -> Vec<&'c Skill> {
+    catalog
+        .skills
+        .iter()
+        .map(|s| s.as_ref())
+        .filter(|s| is_active(s, activated) && may_call(s, caller).is_ok())
+        .collect()
+}
+
 /// Resolves, checks and expands a skill for `request.caller`. Conditional
 /// skills not yet activated do not exist for anyone.
 pub fn invoke(
@@ -171,9 +187,8 @@ pub fn invoke(
                 .find(|s| s.frontmatter.aliases.iter().any(|a| a == request.name))
         });
     let Some(skill) = found else {
-        let available: Vec<&str> = active
-            .iter()
-            .filter(|s| may_call(s, request.caller).is_ok())
+        let available: Vec<&str> = invocable(&catalog, activated, request.caller)
+            .into_iter()
             .map(|s| s.name())
             .collect();
         return Err(Error::UnknownSkill {

@@ -4,7 +4,7 @@
 use skillhost_guest_sdk::delta::Changes;
 use skillhost_guest_sdk::files::{EntryKind, Stamp};
 use skillhost_guest_sdk::skill::frontmatter::{Finding, parse_document, starts_with_frontmatter};
-use skillhost_guest_sdk::skill::layout::{self, Candidate, SKILL_FILE};
+use skillhost_guest_sdk::skill::layout::{self, Candidate, LOWERCASE_SKILL_FILE, SKILL_FILE};
 use skillhost_guest_sdk::{Severity, SkillEntry, to_wit_frontmatter};
 
 /// What an entry turned out to be.
@@ -116,6 +116,33 @@ impl Entry {
             transient: None,
             seen: pass,
         })
+    }
+
+    /// The document a read looks for first: a bundle's `SKILL.md`, whatever
+    /// it was read from last time (so a `SKILL.md` added beside a
+    /// `skill.md` takes over), or the flat file.
+    pub fn first_doc(&self) -> String {
+        match self.kind {
+            Kind::Bundle => format!("{}/{SKILL_FILE}", self.path),
+            _ => self.doc.clone(),
+        }
+    }
+
+    /// A bundle's lowercase `skill.md`, read when it has no `SKILL.md`.
+    pub fn lowercase_doc(&self) -> Option<String> {
+        (self.kind == Kind::Bundle).then(|| format!("{}/{LOWERCASE_SKILL_FILE}", self.path))
+    }
+
+    /// Whether the document was found under its lowercase name last time:
+    /// its stamp alone cannot tell whether a `SKILL.md` appeared since.
+    pub fn on_lowercase_doc(&self) -> bool {
+        // Asked of every stamped entry on a rescan: no allocation.
+        self.kind == Kind::Bundle
+            && self
+                .doc
+                .strip_prefix(self.path.as_str())
+                .and_then(|rest| rest.strip_prefix('/'))
+                == Some(LOWERCASE_SKILL_FILE)
     }
 
     /// Points the entry at another document (a link resolved to a folder or

@@ -6,9 +6,9 @@ use crate::entry::{Entry, Kind, State, note};
 use crate::fs::Failure;
 use skillhost_guest_sdk::Severity;
 use skillhost_guest_sdk::delta::Changes;
-use skillhost_guest_sdk::files::{self, EntryKind};
+use skillhost_guest_sdk::files::{self, EntryKind, FsError};
 use skillhost_guest_sdk::skill::frontmatter::{MAX_DOCUMENT_BYTES, too_large};
-use skillhost_guest_sdk::skill::layout::{self, SKILL_FILE};
+use skillhost_guest_sdk::skill::layout::{self, LOWERCASE_SKILL_FILE, SKILL_FILE};
 
 /// Documents read per `read-files` call.
 const BATCH: usize = 64;
@@ -31,7 +31,14 @@ pub fn resolve_links(mut links: Vec<&mut Entry>, changes: &mut Changes) {
             .to_string();
         match answer.map_err(Failure::from) {
             Ok(info) if info.kind == EntryKind::Directory => {
-                let doc = format!("{}/{SKILL_FILE}", entry.path);
+                // A folder read through its `skill.md` keeps it until a read
+                // finds a `SKILL.md`: re-resolving the link changes nothing.
+                let lowercase = format!("{}/{LOWERCASE_SKILL_FILE}", entry.path);
+                let doc = if entry.doc == lowercase {
+                    lowercase
+                } else {
+                    format!("{}/{SKILL_FILE}", entry.path)
+                };
                 let base = entry.path.clone();
                 entry.retarget(Kind::Bundle, doc, base, changes);
             }
@@ -84,6 +91,9 @@ pub fn check_stamps(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
                 }
             }
             Ok(_) => entry.stamp = None,
+            // A bundle whose `SKILL.md` went may still have a `skill.md`:
+            // the read looks.
+            Err(Failure::Missing) if entry.kind == Kind::Bundle => entry.stamp = None,
             Err(Failure::Missing) => {
                 entry.stamp = None;
                 entry.settle(State::NotSkill(None), changes);
@@ -100,9 +110,9 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
     entries.retain_mut(|entry| {
         let name = entry.path.rsplit('/').next().unwrap_or_default();
         if entry.flat && layout::is_misplaced_document(name) {
-            let warning = note(
-                "a SKILL.md directly in a skills root is not a skill; use its parent folder as the root",
-            );
+            let warning = note(&format!(
+                "a {name} directly in a skills root is not a skill; use its parent folder as the root"
+            ));
             entry.settle(State::NotSkill(Some((Severity::Warning, warning))), changes);
             return false;
         }
@@ -111,33 +121,75 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
     if entries.is_empty() {
         return;
     }
-    let paths: Vec<String> = entries.iter().map(|e| e.doc.clone()).collect();
+    let paths: Vec<String> = entries.iter().map(|e| e.first_doc()).collect();
     if paths.len() >= READ_AHEAD_FROM {
         // Parse each batch while the host reads the next ones.
         files::prefetch(&paths, MAX_DOCUMENT_BYTES);
     }
+    // Bundles without a `SKILL.md`, to be read again through their `skill.md`.
+    let mut lowercase = vec![false; entries.len()];
+    let mut offset = 0;
     for (batch, paths) in entries.chunks_mut(BATCH).zip(paths.chunks(BATCH)) {
         let result = files::read_files(paths, MAX_DOCUMENT_BYTES);
         for (index, entry) in batch.iter_mut().enumerate() {
-            read_document(entry, files::file(&result, index), changes);
+            let read = files::file(&result, index);
+            if entry.kind == Kind::Bundle && matches!(read, Err(FsError::NotFound)) {
+                lowercase[offset + index] = true;
+                continue;
+            }
+            let doc = paths[index].clone();
+            read_document(entry, doc, read, changes);
+        }
+        offset += batch.len();
+    }
+    if !lowercase.contains(&true) {
+        return;
+    }
+    let mut second: Vec<&mut Entry> = entries
+        .into_iter()
+        .zip(lowercase)
+        .filter_map(|(e, again)| again.then_some(e))
+        .collect();
+    let paths: Vec<String> = second.iter().filter_map(|e| e.lowercase_doc()).collect();
+    for (batch, paths) in second.chunks_mut(BATCH).zip(paths.chunks(BATCH)) {
+        let result = files::read_files(paths, MAX_DOCUMENT_BYTES);
+        for (index, entry) in batch.iter_mut().enumerate() {
+            let read = files::file(&result, index);
+            // Neither name is there: the folder is known by its `SKILL.md`.
+            let doc = if matches!(read, Err(FsError::NotFound)) {
+                entry.first_doc()
+            } else {
+                paths[index].clone()
+            };
+            read_document(entry, doc, read, changes);
         }
     }
 }
 
-/// Settles `entry` from what reading its document gave.
+/// Settles `entry` from what reading its document `doc` gave (a bundle's
+/// document may have moved between `SKILL.md` and `skill.md`).
 fn read_document(
     entry: &mut Entry,
+    doc: String,
     read: Result<(&[u8], files::Stamp), files::FsError>,
     changes: &mut Changes,
 ) {
-    let state = match read.map_err(Failure::from) {
+    let read = match read.map_err(Failure::from) {
+        Err(Failure::Transient(m)) => {
+            // A failed read proves nothing: the entry keeps its document.
+            entry.fail(format!("cannot read: {m}"), changes);
+            return;
+        }
+        other => other,
+    };
+    if doc != entry.doc {
+        let (kind, base) = (entry.kind, entry.base.clone());
+        entry.retarget(kind, doc, base, changes);
+    }
+    let state = match read {
         Ok((bytes, stamp)) => {
             entry.stamp = Some(stamp);
             entry.parse(bytes)
-        }
-        Err(Failure::Transient(m)) => {
-            entry.fail(format!("cannot read: {m}"), changes);
-            return;
         }
         Err(failure) => {
             // Only a state read from the file has a stamp to keep.

@@ -11,7 +11,7 @@ use crate::fs::Failure;
 use crate::reads::{check_stamps, read_documents, resolve_links};
 use skillhost_guest_sdk::delta::{Changes, Entries};
 use skillhost_guest_sdk::files;
-use skillhost_guest_sdk::skill::layout::SKILL_FILE;
+use skillhost_guest_sdk::skill::layout;
 use skillhost_guest_sdk::{Diagnostic, Observation, Severity, SkillEntry, to_wit_diagnostic};
 use std::collections::BTreeMap;
 
@@ -128,7 +128,7 @@ impl Catalog {
                 // A new entry may have appeared: list the root again.
                 root.listing_suspect = true;
             }
-            if matches!(inner, None | Some(SKILL_FILE))
+            if inner.is_none_or(layout::is_document_name)
                 && let Some(entry) = root.entries.get_mut(name)
             {
                 // The event says it changed: read it, whatever its stamp, and
@@ -178,8 +178,12 @@ impl Catalog {
             .filter(|e| e.suspect && e.kind == Kind::Link)
             .collect();
         resolve_links(links, changes);
+        // A document read as `skill.md` is read again rather than stat'ed:
+        // only a read tells whether a `SKILL.md` now takes over.
         let stamped: Vec<&mut Entry> = all(roots)
-            .filter(|e| e.suspect && e.stamp.is_some() && e.kind != Kind::Link)
+            .filter(|e| {
+                e.suspect && e.stamp.is_some() && e.kind != Kind::Link && !e.on_lowercase_doc()
+            })
             .collect();
         check_stamps(stamped, changes);
         let unread: Vec<&mut Entry> = all(roots)
