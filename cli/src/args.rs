@@ -148,6 +148,27 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the live catalog over MCP, with the Skills Extension: on stdin
+    /// and stdout, or (with --http) as Streamable HTTP at /mcp.
+    Serve {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Listen for MCP Streamable HTTP on ADDR (IP:PORT; a bare PORT is
+        /// loopback) instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        /// A file holding the bearer token every HTTP request must carry
+        /// (required to listen on a non-loopback address).
+        #[arg(long, value_name = "FILE", requires = "http")]
+        token_file: Option<PathBuf>,
+        /// Another host name clients use to reach the server (Host and
+        /// Origin are checked against loopback, the address and these).
+        #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+        allow_hosts: Vec<String>,
+        /// How long a burst of changes must be quiet before it counts, in milliseconds.
+        #[arg(long, default_value_t = 10, value_name = "MS")]
+        window: u64,
+    },
     /// Time the sandboxed provider against a native scan with the same
     /// discovery rules and parser, or (with --latency) how fast a file change
     /// reaches the catalog, or (with --catalog) the injector's per-step costs.

@@ -6,6 +6,7 @@ mod inject;
 mod invoke;
 mod load;
 mod mirror;
+mod serve;
 mod touch;
 mod validate;
 mod watch;
@@ -66,6 +67,22 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             window,
         } => watch::run(&ctx, &sources, json, poll.then_some(poll_interval), window),
         Command::Mirror { roots, out, json } => mirror::run(&ctx, &roots, &out, json),
+        Command::Serve {
+            sources,
+            http,
+            token_file,
+            allow_hosts,
+            window,
+        } => serve::run(
+            &ctx,
+            serve::Args {
+                sources: &sources,
+                http: http.as_deref(),
+                token_file: token_file.as_deref(),
+                allow_hosts,
+                window,
+            },
+        ),
         Command::Bench {
             skills,
             rounds,
