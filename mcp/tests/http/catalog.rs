@@ -62,7 +62,7 @@ async fn skills_list_pages_never_split_an_entry_and_cover_every_skill_once() {
                 assert!(seen.insert(entry.uri.clone()), "{} on two pages", entry.uri);
                 let index: usize = entry.frontmatter.name[6..].parse().unwrap();
                 // The whole set on this page: SKILL.md, and the notes of every third.
-                let expected = if index % 3 == 0 { 2 } else { 1 };
+                let expected = if index.is_multiple_of(3) { 2 } else { 1 };
                 assert_eq!(file_count(&entry.resources), expected, "{}", entry.uri);
             }
             cursor = page.next_cursor;

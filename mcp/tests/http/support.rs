@@ -42,6 +42,19 @@ impl Served {
         options: Options,
         http: impl FnOnce(HttpOptions) -> HttpOptions,
     ) -> Served {
+        Served::start_over(files, options, http, |runtime, root| {
+            runtime.registry_for_roots(&[root]).unwrap()
+        })
+        .await
+    }
+
+    /// Serves the registry `make` builds over the root holding `files`.
+    pub async fn start_over(
+        files: &[(&str, &[u8])],
+        options: Options,
+        http: impl FnOnce(HttpOptions) -> HttpOptions,
+        make: impl FnOnce(&skillhost::Runtime, &Path) -> skillhost::Registry + Send + 'static,
+    ) -> Served {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap().join("skills");
         std::fs::create_dir_all(&root).unwrap();
@@ -51,7 +64,7 @@ impl Served {
         let registry_root = root.clone();
         let live = tokio::task::spawn_blocking(move || {
             let runtime = skillhost_tests::runtime();
-            let registry = runtime.registry_for_roots(&[registry_root]).unwrap();
+            let registry = make(&runtime, &registry_root);
             Live::start(Arc::new(registry), options).unwrap()
         })
         .await
@@ -221,7 +234,12 @@ pub fn sha256(bytes: &[u8]) -> String {
     )
 }
 
-/// The path of `rel` under `root`.
-pub fn under(root: &Path, rel: &str) -> PathBuf {
-    root.join(rel)
+/// `resources/subscribe`: deprecated by 2026-07-28 (which uses
+/// `subscriptions/listen`), but what 2025-11-25 clients send.
+#[allow(deprecated)]
+pub async fn subscribe(client: &Client, uri: &str) {
+    client
+        .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
+        .await
+        .unwrap();
 }
