@@ -23,7 +23,10 @@ async fn blocking<T: Send + 'static>(
 }
 
 fn unknown_resource(uri: &str) -> McpError {
-    McpError::resource_not_found(format!("No resource is served at {uri}"), None)
+    McpError::resource_not_found(
+        format!("No resource is served at {uri}"),
+        Some(serde_json::json!({ "uri": uri })),
+    )
 }
 
 /// The entry of the skill `name` as its provider sees it now.
