@@ -36,7 +36,7 @@ pub fn cache_dir() -> PathBuf {
 /// A folder of skills (`skills/` inside a temporary folder, which is also
 /// the server's working folder and home).
 pub struct Fixture {
-    pub dir: tempfile::TempDir,
+    _dir: tempfile::TempDir,
     pub root: PathBuf,
 }
 
@@ -50,7 +50,7 @@ impl Fixture {
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
             std::fs::write(full, bytes).unwrap();
         }
-        Fixture { dir, root }
+        Fixture { _dir: dir, root }
     }
 
     pub fn base(&self) -> PathBuf {
