@@ -58,7 +58,7 @@ impl Default for Options {
             // Changes are pushed to every session, so a listing may be kept
             // a while; a client that verifies a stale digest calls skills/get.
             ttl_ms: 60_000,
-            page_size: 100,
+            page_size: 500,
             page_bytes: 1 << 20,
         }
     }
@@ -255,8 +255,15 @@ impl Worker {
             if !woke && current.catalog.complete {
                 continue;
             }
+            let started = std::time::Instant::now();
             let next = rebuild(&self.registry, &current, &dirty, &self.options);
             let change = diff(&current, &next);
+            tracing::debug!(
+                elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+                skills = next.entries.len(),
+                ?change,
+                "view made again"
+            );
             *self.view.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
             self.rebuilds.fetch_add(1, Ordering::AcqRel);
             if !change.is_empty() {

@@ -7,11 +7,14 @@
 //! - [`latency`]: a file change on disk to the new catalog, with the real
 //!   watcher;
 //! - [`catalog`]: the injector's per-step costs (render plus digest, and
-//!   the session log's backward scan).
+//!   the session log's backward scan);
+//! - [`serve`]: the MCP server as its clients see it (listing, change to
+//!   notification, memory per session).
 
 pub mod catalog;
 pub mod latency;
 pub mod scan;
+pub mod serve;
 
 pub use latency::LatencyOptions;
 pub use scan::BenchOptions;

@@ -15,13 +15,25 @@ pub struct Args {
     pub rounds: usize,
     pub latency: bool,
     pub catalog: bool,
+    pub serve: bool,
+    pub page_size: usize,
     pub reps: usize,
     pub poll: bool,
     pub json: bool,
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<ExitCode> {
-    let (json, text) = if a.catalog {
+    let (json, text) = if a.serve {
+        let options = benches::serve::ServeOptions {
+            skills: a.skills,
+            listings: a.rounds.max(100),
+            changes: a.reps.max(1),
+            sessions: 100,
+            page_size: a.page_size,
+        };
+        let report = benches::serve::run(options)?;
+        (report.to_json(), report.render())
+    } else if a.catalog {
         let report = benches::catalog::run(10_000, 100_000, a.rounds.max(1));
         (report.to_json(), report.render())
     } else if a.latency {

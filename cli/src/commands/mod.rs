@@ -73,6 +73,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             token_file,
             allow_hosts,
             window,
+            page_size,
         } => serve::run(
             &ctx,
             serve::Args {
@@ -81,6 +82,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 token_file: token_file.as_deref(),
                 allow_hosts,
                 window,
+                page_size: usize::from(page_size),
             },
         ),
         Command::Bench {
@@ -88,6 +90,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             rounds,
             latency,
             catalog,
+            serve,
+            page_size,
             reps,
             poll,
             json,
@@ -98,6 +102,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 rounds,
                 latency,
                 catalog,
+                serve,
+                page_size,
                 reps,
                 poll,
                 json,

@@ -19,6 +19,7 @@ pub struct Args<'a> {
     pub token_file: Option<&'a Path>,
     pub allow_hosts: Vec<String>,
     pub window: u64,
+    pub page_size: usize,
 }
 
 /// `IP:PORT`, `localhost:PORT`, or a bare port on loopback.
@@ -59,6 +60,7 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
             window: Duration::from_millis(a.window),
             ..WatchOptions::default()
         },
+        page_size: a.page_size,
         ..Options::default()
     };
     let live = Live::start(registry, options)?;
