@@ -476,3 +476,48 @@ fn write_stability_waits_for_a_file_written_in_steps() {
         "the half-written file was never parsed"
     );
 }
+
+#[test]
+fn delivery_listeners_hear_a_body_only_edit_that_changes_no_catalog() {
+    let (_dir, root) = root();
+    write(
+        &root,
+        "notes/SKILL.md",
+        skill_md("notes", "Same").as_bytes(),
+    );
+    let live = live(std::slice::from_ref(&root), WatchOptions::default());
+    let provider = live.registry.providers()[0].clone();
+    let generation = provider.signals().generation();
+    let (tx, rx) = mpsc::channel();
+    let subscription = live
+        .registry
+        .watcher()
+        .unwrap()
+        .on_delivery(move |id, changes| {
+            let _ = tx.send((id.to_string(), changes.to_vec()));
+        });
+    let file = root.join("notes/SKILL.md");
+    write(
+        &root,
+        "notes/SKILL.md",
+        b"---\nname: notes\ndescription: Same\n---\nA new body.\n",
+    );
+    let (id, changes) = rx.recv_timeout(PATIENCE).expect("the edit was delivered");
+    assert_eq!(id, provider.id());
+    assert!(
+        changes.iter().any(|(path, _)| *path == file),
+        "the edited file is named: {changes:?}"
+    );
+    assert_eq!(provider.signals().generation(), generation);
+    std::thread::sleep(Duration::from_millis(100));
+    while rx.try_recv().is_ok() {}
+    drop(subscription);
+    write(
+        &root,
+        "notes/SKILL.md",
+        b"---\nname: notes\ndescription: Same\n---\nA third body.\n",
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    // Dropping the subscription released the listener (and its sender).
+    assert_eq!(rx.try_recv(), Err(mpsc::TryRecvError::Disconnected));
+}

@@ -198,10 +198,37 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the live catalog over MCP, with the Skills Extension: on stdin
+    /// and stdout, or (with --http) as Streamable HTTP at /mcp.
+    Serve {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Listen for MCP Streamable HTTP on ADDR (IP:PORT; a bare PORT is
+        /// loopback) instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        /// A file holding the bearer token every HTTP request must carry
+        /// (required to listen on a non-loopback address).
+        #[arg(long, value_name = "FILE", requires = "http")]
+        token_file: Option<PathBuf>,
+        /// Another host name clients use to reach the server (Host and
+        /// Origin are checked against loopback, the address and these).
+        #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+        allow_hosts: Vec<String>,
+        /// How long a burst of changes must be quiet before it counts, in milliseconds.
+        #[arg(long, default_value_t = 10, value_name = "MS")]
+        window: u64,
+        /// Most entries in one page of skills/list (and twice that for the
+        /// other lists); pages also stop at about 1 MiB.
+        #[arg(long, default_value_t = 500, value_name = "N",
+              value_parser = clap::value_parser!(u16).range(1..=1000))]
+        page_size: u16,
+    },
     /// Time the sandboxed provider against a native scan with the same
     /// discovery rules and parser, or (with --latency) how fast a file change
     /// reaches the catalog, or (with --catalog) the injector's per-step costs, or
-    /// (with --usage) pattern detection, ranking and recording.
+    /// (with --usage) pattern detection, ranking and recording, or (with
+    /// --serve) the MCP server over HTTP.
     Bench {
         /// Skills in the generated tree.
         #[arg(long, default_value_t = 1000)]
@@ -215,6 +242,13 @@ pub enum Command {
         /// Measure rendering and the session-log scan instead.
         #[arg(long, conflicts_with = "latency")]
         catalog: bool,
+        /// Measure `skillhost serve` over HTTP instead: skills/list, change to
+        /// list_changed, memory per idle session.
+        #[arg(long, conflicts_with_all = ["latency", "catalog"])]
+        serve: bool,
+        /// Entries per skills/list page for --serve.
+        #[arg(long, default_value_t = 500, value_name = "N")]
+        page_size: usize,
         /// Repetitions of each operation for --latency.
         #[arg(long, default_value_t = 50)]
         reps: usize,

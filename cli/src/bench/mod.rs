@@ -10,11 +10,14 @@
 //!   the session log's backward scan);
 //! - [`usage`]: pattern detection, scoring and ranking, recording one
 //!   invocation.
+//! - [`serve`]: the MCP server as its clients see it (listing, change to
+//!   notification, memory per session).
 
 pub mod catalog;
 pub mod latency;
 pub mod scan;
 pub mod usage;
+pub mod serve;
 
 pub use latency::LatencyOptions;
 pub use scan::BenchOptions;

@@ -15,6 +15,8 @@ pub struct Args {
     pub rounds: usize,
     pub latency: bool,
     pub catalog: bool,
+    pub serve: bool,
+    pub page_size: usize,
     pub reps: usize,
     pub poll: bool,
     pub usage: bool,
@@ -24,6 +26,16 @@ pub struct Args {
 pub fn run(ctx: &Ctx, a: Args) -> Result<ExitCode> {
     let (json, text) = if a.usage {
         let report = benches::usage::run(a.rounds.min(5))?;
+        (report.to_json(), report.render())
+    } else if a.serve {
+        let options = benches::serve::ServeOptions {
+            skills: a.skills,
+            listings: a.rounds.max(100),
+            changes: a.reps.max(1),
+            sessions: 100,
+            page_size: a.page_size,
+        };
+        let report = benches::serve::run(options)?;
         (report.to_json(), report.render())
     } else if a.catalog {
         let report = benches::catalog::run(10_000, 100_000, a.rounds.max(1));

@@ -9,6 +9,7 @@ mod learn;
 mod load;
 mod mirror;
 mod record;
+mod serve;
 mod touch;
 mod trust;
 mod usage;
@@ -98,11 +99,31 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         ),
         Command::Mirror { roots, out, json } => mirror::run(&ctx, &roots, &out, json),
         Command::Trust { file, json } => trust::run(file.as_deref(), json),
+        Command::Serve {
+            sources,
+            http,
+            token_file,
+            allow_hosts,
+            window,
+            page_size,
+        } => serve::run(
+            &ctx,
+            serve::Args {
+                sources: &sources,
+                http: http.as_deref(),
+                token_file: token_file.as_deref(),
+                allow_hosts,
+                window,
+                page_size: usize::from(page_size),
+            },
+        ),
         Command::Bench {
             skills,
             rounds,
             latency,
             catalog,
+            serve,
+            page_size,
             reps,
             poll,
             usage,
@@ -114,6 +135,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 rounds,
                 latency,
                 catalog,
+                serve,
+                page_size,
                 reps,
                 poll,
                 usage,

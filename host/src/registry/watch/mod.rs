@@ -22,17 +22,20 @@
 //! at once (`mkdir -p`, `git clone`) is never missed.
 
 mod backend;
+mod deliveries;
 mod options;
 mod plan;
 mod routing;
 mod watched;
 
+pub use deliveries::DeliverySubscription;
 pub use options::{WatchMode, WatchOptions};
 
 use crate::provider::{ChangeKind, Provider};
 use crate::sandbox::WatchTarget;
 use backend::{Backend, Target, is_watchable_dir};
 use plan::{Plan, Scope};
+use deliveries::DeliveryListeners;
 use routing::{Route, TargetView, changes, route};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -51,6 +54,7 @@ struct Shared {
     options: WatchOptions,
     state: Mutex<State>,
     tx: Sender<Msg>,
+    delivered: Arc<DeliveryListeners>,
 }
 
 enum Msg {
@@ -137,6 +141,7 @@ impl Watcher {
                 stopped: false,
             }),
             tx,
+            delivered: Arc::default(),
         });
         {
             let mut state = lock(&shared.state);
@@ -226,6 +231,18 @@ impl Watcher {
         state
             .index_of(provider)
             .map_or(0, |i| state.providers[i].deliveries)
+    }
+
+    /// Calls `listener` with the provider's id and the host paths of every
+    /// burst delivered to a provider, after the provider was told (so a
+    /// snapshot taken then sees what it made of them), until the returned
+    /// subscription is dropped. It runs on the watcher's thread: it must
+    /// only record or send, never wait.
+    pub fn on_delivery(
+        &self,
+        listener: impl Fn(&str, &[(PathBuf, ChangeKind)]) + Send + Sync + 'static,
+    ) -> DeliverySubscription {
+        self.shared.delivered.subscribe(listener)
     }
 
     /// Stops watching `provider`.
@@ -583,6 +600,7 @@ impl Shared {
             if let Err(e) = provider.on_change(&events) {
                 tracing::warn!(provider = provider.id(), error = %e, "delivering changes failed");
             }
+            self.delivered.delivered(provider.id(), &events);
         }
     }
 }

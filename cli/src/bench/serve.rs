@@ -1,0 +1,320 @@
+//! `skillhost bench --serve`: the MCP server as its clients see it. A real
+//! `skillhost serve --http` (this same binary, as a child process) over a
+//! generated tree, and rmcp's own client on loopback:
+//!
+//! - `skills/list` of the whole catalog, every page (and the first page
+//!   alone), on 2026-07-28;
+//! - a skill folder created or deleted on disk → `resources/list_changed`
+//!   at a connected 2025-11-25 session, against the watcher's coalescing
+//!   window (the part of the latency the server adds is what lies beyond);
+//! - the server's resident memory per idle session, from `/proc`.
+
+use super::{generate_tree, ms, percentile};
+use anyhow::{Context as _, Result, anyhow, bail};
+use rmcp::model::{PaginatedRequestParams, ProtocolVersion};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientCacheConfig, ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// What `bench --serve` measures.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Skills in the generated tree.
+    pub skills: usize,
+    /// Timed listings.
+    pub listings: usize,
+    /// Timed changes (at least 50 for a meaningful p99).
+    pub changes: usize,
+    /// Idle sessions opened for the memory figure.
+    pub sessions: usize,
+    /// Entries per `skills/list` page.
+    pub page_size: usize,
+}
+
+/// The figures.
+#[derive(Debug, Clone, Default)]
+pub struct ServeReport {
+    /// Skills served.
+    pub skills: usize,
+    /// Pages in one whole listing.
+    pub pages: usize,
+    /// Whole listings (every page).
+    pub list_all: Vec<Duration>,
+    /// First pages alone.
+    pub list_page: Vec<Duration>,
+    /// Change on disk → notification.
+    pub changes: Vec<Duration>,
+    /// The watcher's coalescing window.
+    pub window: Duration,
+    /// Idle sessions opened.
+    pub sessions: usize,
+    /// Server memory before them, KiB.
+    pub rss_before_kib: u64,
+    /// Server memory with them open, KiB.
+    pub rss_after_kib: u64,
+}
+
+impl ServeReport {
+    fn per_session_kib(&self) -> f64 {
+        self.rss_after_kib.saturating_sub(self.rss_before_kib) as f64 / self.sessions.max(1) as f64
+    }
+
+    /// The human-readable report.
+    pub fn render(&self) -> String {
+        let line = |name: &str, samples: &[Duration]| {
+            format!(
+                "{name:<34} p50 {:>8.3} ms  p99 {:>8.3} ms  ({} runs)\n",
+                ms(percentile(samples, 50.0)),
+                ms(percentile(samples, 99.0)),
+                samples.len()
+            )
+        };
+        let mut out = format!(
+            "skillhost bench --serve: {} skills over Streamable HTTP on loopback (rmcp client)\n",
+            self.skills
+        );
+        out.push_str(&line(
+            &format!("skills/list, all {} pages", self.pages),
+            &self.list_all,
+        ));
+        out.push_str(&line("skills/list, first page", &self.list_page));
+        let beyond: Vec<Duration> = self
+            .changes
+            .iter()
+            .map(|d| d.saturating_sub(self.window))
+            .collect();
+        out.push_str(&line("change -> list_changed", &self.changes));
+        out.push_str(&line(
+            &format!("  beyond the {:.0} ms window", ms(self.window)),
+            &beyond,
+        ));
+        out.push_str(&format!(
+            "resident memory per idle session: {:.1} KiB ({} sessions: {} KiB -> {} KiB)\n",
+            self.per_session_kib(),
+            self.sessions,
+            self.rss_before_kib,
+            self.rss_after_kib
+        ));
+        out
+    }
+
+    /// The figures as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        let pair = |samples: &[Duration]| {
+            serde_json::json!({
+                "p50_ms": ms(percentile(samples, 50.0)),
+                "p99_ms": ms(percentile(samples, 99.0)),
+                "runs": samples.len(),
+            })
+        };
+        let beyond: Vec<Duration> = self
+            .changes
+            .iter()
+            .map(|d| d.saturating_sub(self.window))
+            .collect();
+        serde_json::json!({
+            "skills": self.skills,
+            "pages": self.pages,
+            "skills_list_all": pair(&self.list_all),
+            "skills_list_page": pair(&self.list_page),
+            "change_to_list_changed": pair(&self.changes),
+            "beyond_window": pair(&beyond),
+            "window_ms": ms(self.window),
+            "idle_sessions": self.sessions,
+            "rss_before_kib": self.rss_before_kib,
+            "rss_after_kib": self.rss_after_kib,
+            "rss_per_session_kib": self.per_session_kib(),
+        })
+    }
+}
+
+/// Hears `resources/list_changed`.
+#[derive(Clone)]
+struct Listener(mpsc::UnboundedSender<Instant>);
+
+impl ClientHandler for Listener {
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send(Instant::now());
+    }
+}
+
+/// The child `skillhost serve`; killed when dropped.
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(root: &Path, page_size: usize) -> Result<Served> {
+    let exe = std::env::current_exe().context("cannot find this program")?;
+    let mut child = Command::new(exe)
+        .args(["serve", "--http", "127.0.0.1:0", "--no-bundled", "--page-size"])
+        .arg(page_size.to_string())
+        .arg("--root")
+        .arg(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot start skillhost serve")?;
+    let stderr = child.stderr.take().context("no standard error")?;
+    let mut lines = BufReader::new(stderr).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .ok_or_else(|| anyhow!("skillhost serve exited before listening"))??;
+        if let Some(url) = line.strip_prefix("skillhost: MCP listening on ") {
+            break url.to_string();
+        }
+    };
+    // Keep draining its log so it never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Ok(Served { child, url })
+}
+
+fn rss_kib(pid: u32) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .context("cannot read the server's memory (/proc)")?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| anyhow!("no VmRSS in /proc/{pid}/status"))
+}
+
+async fn connect<H: ClientHandler>(
+    handler: H,
+    url: &str,
+    mode: ClientLifecycleMode,
+) -> Result<RunningService<RoleClient, H>> {
+    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+    let client = handler
+        .serve_with_lifecycle(transport, mode)
+        .await
+        .map_err(|e| anyhow!("cannot connect to {url}: {e}"))?;
+    client
+        .peer()
+        .set_response_cache_config(ClientCacheConfig::disabled())
+        .await;
+    Ok(client)
+}
+
+/// Writes a skill folder beside the root and moves it in whole.
+fn create(root: &Path, name: &str) -> Result<()> {
+    let staging = root.with_file_name(format!(".staging-{name}"));
+    std::fs::create_dir_all(&staging)?;
+    let text = format!("---\nname: {name}\ndescription: Made by the benchmark\n---\nBody.\n");
+    super::write(&staging.join("SKILL.md"), &text)?;
+    std::fs::rename(&staging, root.join(name))?;
+    Ok(())
+}
+
+/// Runs the benchmark.
+pub fn run(options: ServeOptions) -> Result<ServeReport> {
+    let tree = tempfile::tempdir().context("cannot make a temporary folder")?;
+    let root = tree.path().join("skills");
+    generate_tree(&root, options.skills)?;
+    let served = serve(&root, options.page_size)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(measure(&served, &root, options))
+}
+
+async fn measure(served: &Served, root: &Path, options: ServeOptions) -> Result<ServeReport> {
+    let mut report = ServeReport {
+        skills: options.skills,
+        window: skillhost::registry::watch::WatchOptions::default().window,
+        sessions: options.sessions,
+        ..ServeReport::default()
+    };
+    let modern = connect(
+        (),
+        &served.url,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await?;
+    for round in 0..options.listings + 3 {
+        let started = Instant::now();
+        let mut cursor = None;
+        let mut pages = 0;
+        let mut count = 0;
+        loop {
+            let page = modern
+                .list_skills(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+                .await?;
+            pages += 1;
+            count += page.skills.len();
+            if pages == 1 && round >= 3 {
+                report.list_page.push(started.elapsed());
+            }
+            cursor = page.next_cursor;
+            if cursor.is_none() {
+                break;
+            }
+        }
+        if count != options.skills {
+            bail!("bench: skills/list gave {count} skills, expected {}", options.skills);
+        }
+        // The first rounds warm the connection and the caches up.
+        if round >= 3 {
+            report.list_all.push(started.elapsed());
+        }
+        report.pages = pages;
+    }
+    modern.cancel().await?;
+
+    let (tx, mut heard) = mpsc::unbounded_channel();
+    let session = connect(Listener(tx), &served.url, ClientLifecycleMode::Initialize).await?;
+    session.list_all_tools().await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for i in 0..options.changes {
+        let name = format!("bench-change-{i:03}");
+        // Quiet first: nothing left over from the last change.
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        while heard.try_recv().is_ok() {}
+        let started = Instant::now();
+        if i % 2 == 0 {
+            create(root, &name)?;
+        } else {
+            let previous = format!("bench-change-{:03}", i - 1);
+            std::fs::remove_dir_all(root.join(previous))?;
+        }
+        let at = tokio::time::timeout(Duration::from_secs(10), heard.recv())
+            .await
+            .map_err(|_| anyhow!("bench: no list_changed within 10 s of change {i}"))?
+            .ok_or_else(|| anyhow!("bench: the session closed"))?;
+        report.changes.push(at.duration_since(started));
+    }
+    session.cancel().await?;
+
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let pid = served.child.id();
+    report.rss_before_kib = rss_kib(pid)?;
+    let mut idle = Vec::with_capacity(options.sessions);
+    for _ in 0..options.sessions {
+        let (tx, _keep) = mpsc::unbounded_channel();
+        let client = connect(Listener(tx), &served.url, ClientLifecycleMode::Initialize).await?;
+        idle.push((client, _keep));
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    report.rss_after_kib = rss_kib(pid)?;
+    for (client, _) in idle {
+        client.cancel().await?;
+    }
+    Ok(report)
+}

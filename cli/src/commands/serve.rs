@@ -1,0 +1,109 @@
+//! `skillhost serve`: the live catalog as an MCP server, on stdio or over
+//! Streamable HTTP.
+
+use crate::args::SourceArgs;
+use crate::context::Ctx;
+use anyhow::{Context as _, Result, bail};
+use skillhost::registry::watch::WatchOptions;
+use skillhost_mcp::{HttpOptions, HttpServer, Live, Options, http::read_token, serve_stdio};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What `serve` was asked.
+pub struct Args<'a> {
+    pub sources: &'a SourceArgs,
+    pub http: Option<&'a str>,
+    pub token_file: Option<&'a Path>,
+    pub allow_hosts: Vec<String>,
+    pub window: u64,
+    pub page_size: usize,
+}
+
+/// `IP:PORT`, `localhost:PORT`, or a bare port on loopback.
+pub fn parse_addr(text: &str) -> Result<SocketAddr> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    if let Some(port) = text.strip_prefix("localhost:")
+        && let Ok(port) = port.parse::<u16>()
+    {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    text.parse().with_context(|| {
+        format!("--http {text:?}: expected IP:PORT (e.g. 127.0.0.1:8765) or a port")
+    })
+}
+
+pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
+    let http = match a.http {
+        Some(text) => {
+            let mut options = HttpOptions::new(parse_addr(text)?);
+            options.token = a.token_file.map(read_token).transpose()?;
+            options.allowed_hosts = a.allow_hosts;
+            if !options.addr.ip().is_loopback() && options.token.is_none() {
+                bail!(
+                    "--http {}: not a loopback address, so --token-file is required (every \
+                     request must then carry `Authorization: Bearer <token>`)",
+                    options.addr
+                );
+            }
+            Some(options)
+        }
+        None => None,
+    };
+    let registry = Arc::new(ctx.registry(a.sources)?);
+    let options = Options {
+        watch: WatchOptions {
+            window: Duration::from_millis(a.window),
+            ..WatchOptions::default()
+        },
+        page_size: a.page_size,
+        ..Options::default()
+    };
+    let live = Live::start(registry, options)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        match http {
+            None => serve_stdio(live).await?,
+            Some(options) => {
+                let mut server = HttpServer::start(live, options).await?;
+                eprintln!("skillhost: MCP listening on {}", server.url());
+                tokio::select! {
+                    _ = stopped() => server.shutdown().await,
+                    () = server.wait() => {}
+                }
+            }
+        }
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

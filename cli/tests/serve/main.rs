@@ -1,0 +1,8 @@
+//! `skillhost serve` as users and their MCP clients run it: the official
+//! conformance suite and the official Python SDK, installed by
+//! `scripts/ensure-mcp-tools`, against the real binary.
+
+mod conformance;
+mod flags;
+mod python;
+mod support;

@@ -1,0 +1,145 @@
+//! `skillhost serve` as a user runs it, and the clients the tests drive it
+//! with, installed by `scripts/ensure-mcp-tools` into `.tools/`.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A tool from `.tools/`; a clear failure when it was not installed.
+pub fn tool(relative: &str) -> PathBuf {
+    let path = workspace().join(".tools").join(relative);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/ensure-mcp-tools first (CI does, see .ci/run)",
+        path.display()
+    );
+    path
+}
+
+pub fn skillhost() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_skillhost"))
+}
+
+pub fn cache_dir() -> PathBuf {
+    workspace().join("target/test-compile-cache")
+}
+
+/// A folder of skills (`skills/` inside a temporary folder, which is also
+/// the server's working folder and home).
+pub struct Fixture {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+}
+
+impl Fixture {
+    pub fn new(files: &[(&str, &[u8])]) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap().join("skills");
+        std::fs::create_dir_all(&root).unwrap();
+        for (path, bytes) in files {
+            let full = root.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, bytes).unwrap();
+        }
+        Fixture { _dir: dir, root }
+    }
+
+    pub fn base(&self) -> PathBuf {
+        self.root.parent().unwrap().to_path_buf()
+    }
+
+    /// `skillhost ARGS`, run here as a user would.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(skillhost());
+        command
+            .args(args)
+            .current_dir(self.base())
+            .env("HOME", self.base())
+            .env("SKILLHOST_CACHE_DIR", cache_dir());
+        command
+    }
+}
+
+/// `skillhost serve --http 127.0.0.1:0 --no-bundled --root ROOT`, killed
+/// when dropped; its standard error is kept.
+pub struct Server {
+    child: Child,
+    pub url: String,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Server {
+    pub fn start(fixture: &Fixture, extra: &[&str]) -> Server {
+        let root = fixture.root.to_str().unwrap();
+        let mut args = vec![
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--no-bundled",
+            "--root",
+            root,
+        ];
+        args.extend_from_slice(extra);
+        let mut child = fixture
+            .command(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("skillhost serve starts");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let pipe = child.stderr.take().unwrap();
+        let kept = stderr.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("skillhost: MCP listening on ") {
+                    let _ = tx.send(url.to_string());
+                }
+                let mut kept = kept.lock().unwrap();
+                kept.push_str(&line);
+                kept.push('\n');
+            }
+        });
+        let url = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no URL printed; stderr: {}", stderr.lock().unwrap()));
+        Server { child, url, stderr }
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits until standard error holds `text`.
+    pub fn until_logged(&self, text: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let stderr = self.stderr();
+            if stderr.contains(text) {
+                return stderr;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "{text:?} never logged; stderr: {stderr}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,131 @@
+//! The requests that reach a provider: reading a file, refreshing one
+//! skill's entry, and invoking a skill for the user (a prompt) or the
+//! model (the `skill` tool). Provider calls block, so each runs on
+//! tokio's blocking pool.
+
+use crate::content;
+use crate::entry::{self, Entry, FileEntry};
+use crate::live::Live;
+use rmcp::ErrorData as McpError;
+use rmcp::model::ResourceContents;
+use skillhost::session::invoke::{self, Caller, Invocation, Request};
+use skillhost::{Error, Registry};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// Runs blocking registry work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, McpError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| McpError::internal_error(format!("the call did not finish: {e}"), None))
+}
+
+fn unknown_resource(uri: &str) -> McpError {
+    McpError::resource_not_found(
+        format!("No resource is served at {uri}"),
+        Some(serde_json::json!({ "uri": uri })),
+    )
+}
+
+/// The entry of the skill `name` as its provider sees it now.
+fn fresh_entry(registry: &Registry, name: &str) -> Option<Entry> {
+    let catalog = registry.snapshot();
+    let skill = catalog.get(name)?;
+    let provider = registry.provider(&skill.source)?;
+    entry::build(
+        registry,
+        skill,
+        provider.namespace(),
+        provider.signals().generation(),
+    )
+    .ok()
+}
+
+/// `skills/get`: the entry of the skill at `uri`, its files listed again
+/// now (a client whose copy failed to verify gets the current digests).
+pub async fn get_skill(live: &Arc<Live>, uri: &str) -> Result<Entry, McpError> {
+    let missing = || McpError::invalid_params(format!("No skill is served at {uri}"), None);
+    let name = live.view().entry(uri).ok_or_else(missing)?.name.clone();
+    let registry = live.registry().clone();
+    let entry = blocking(move || fresh_entry(&registry, &name))
+        .await?
+        .ok_or_else(missing)?;
+    if entry.uri != uri {
+        return Err(missing());
+    }
+    Ok(entry)
+}
+
+/// `resources/read`: the bytes of the file at `uri`, read again from its
+/// provider. Only URIs the provider listed are answered: first from the
+/// view, then (a file just added) from the skill's listing asked again.
+pub async fn read(live: &Arc<Live>, uri: &str) -> Result<ResourceContents, McpError> {
+    let view = live.view();
+    let (name, file) = match view.file(uri) {
+        Some((entry, file)) => (entry.name.clone(), file.clone()),
+        None => {
+            let name = view
+                .entry_under(uri)
+                .ok_or_else(|| unknown_resource(uri))?
+                .name
+                .clone();
+            let registry = live.registry().clone();
+            let lookup = name.clone();
+            let fresh = blocking(move || fresh_entry(&registry, &lookup)).await?;
+            let file: Option<FileEntry> =
+                fresh.and_then(|e| e.files.into_iter().find(|f| f.uri == uri));
+            (name, file.ok_or_else(|| unknown_resource(uri))?)
+        }
+    };
+    let registry = live.registry().clone();
+    let path = file.path.clone();
+    let bytes = blocking(move || registry.read_resource(&name, &path))
+        .await?
+        .map_err(|e| match e {
+            Error::UnknownSkill { .. } | Error::Provider { .. } => unknown_resource(uri),
+            other => McpError::internal_error(format!("{uri} could not be read: {other}"), None),
+        })?;
+    Ok(content::contents(uri, file.mime, bytes))
+}
+
+/// Why an invocation was refused, as the command line says it.
+pub enum Refusal {
+    /// No such skill (or not one this caller may see).
+    Unknown(String),
+    /// The skill may not be invoked by this caller.
+    Refused(String),
+    /// The skill could not be read.
+    Failed(String),
+}
+
+/// Invokes a skill exactly as `skillhost invoke NAME ARGS --as user|model`
+/// does with no session: the expanded text for an inline skill, the fork
+/// plan as indented JSON for a fork skill.
+pub async fn invoke(
+    live: &Arc<Live>,
+    name: String,
+    args: Vec<String>,
+    caller: Caller,
+) -> Result<Result<String, Refusal>, McpError> {
+    let registry = live.registry().clone();
+    blocking(move || {
+        let request = Request {
+            name: &name,
+            args: &args,
+            caller,
+            session_id: "",
+            max_steps: None,
+        };
+        match invoke::invoke(&registry, &request, &BTreeSet::new()) {
+            Ok(Invocation::Inline { text, .. }) => Ok(text),
+            Ok(Invocation::Fork(plan)) => Ok(serde_json::to_string_pretty(&plan.to_json())
+                .unwrap_or_else(|e| format!("the fork plan could not be written: {e}"))),
+            Err(e @ Error::UnknownSkill { .. }) => Err(Refusal::Unknown(e.to_string())),
+            Err(e @ Error::Refused { .. }) => Err(Refusal::Refused(e.to_string())),
+            Err(e) => Err(Refusal::Failed(e.to_string())),
+        }
+    })
+    .await
+}

@@ -1,0 +1,252 @@
+//! What the server answers from: one consistent view of the catalog — the
+//! served skill entries, every file URI they name, the directories those
+//! files make, the resources, prompts and the `skill` tool — replaced as a
+//! whole when the catalog or a file changes.
+//!
+//! Lookups are by exact URI in tables built from the providers' own
+//! listings, so a client's URI is never joined to a path: anything not in a
+//! table is simply not served.
+
+use crate::content::MARKDOWN;
+use crate::entry::{Entry, FileEntry, LeftOut};
+use crate::uri::{SKILL_MD, basename};
+use rmcp::model::{
+    DIRECTORY_MIME_TYPE, JsonObject, Prompt, PromptArgument, Resource, Tool, ToolAnnotations,
+};
+use serde_json::json;
+use skillhost::Catalog;
+use skillhost::session::activation::is_active;
+use skillhost::session::inject::visible_to_model;
+use skillhost::session::render::{RenderOptions, render};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// The name of the one tool.
+pub const TOOL: &str = "skill";
+
+/// A view of the catalog.
+#[derive(Debug, Default)]
+pub struct View {
+    /// The catalog it was made from.
+    pub catalog: Arc<Catalog>,
+    /// The served skills, by `SKILL.md` URI.
+    pub entries: Vec<Arc<Entry>>,
+    by_uri: HashMap<String, usize>,
+    files: HashMap<String, (usize, usize)>,
+    dirs: HashMap<String, Vec<Resource>>,
+    /// `resources/list`: every file of every served skill, by URI.
+    pub resources: Vec<Resource>,
+    /// `prompts/list`: one per user-invocable skill, by name.
+    pub prompts: Vec<Prompt>,
+    /// The `skill` tool, its description carrying the listing.
+    pub tool: Option<Tool>,
+    /// Skills of the catalog that are not served, by catalog name.
+    pub left_out: BTreeMap<String, LeftOut>,
+}
+
+impl View {
+    /// Assembles a view from the catalog and the entries made for it (in
+    /// any order; `left_out` names those that could not be made). Local
+    /// skills claim their URIs first: a remote skill whose URIs collide
+    /// with one already claimed is left out too.
+    pub fn assemble(
+        catalog: Arc<Catalog>,
+        mut entries: Vec<Arc<Entry>>,
+        mut left_out: BTreeMap<String, LeftOut>,
+        render_options: RenderOptions,
+    ) -> View {
+        entries.sort_by(|a, b| (a.name.contains(':'), &a.uri).cmp(&(b.name.contains(':'), &b.uri)));
+        let mut claimed: BTreeSet<String> = BTreeSet::new();
+        let mut kept: Vec<Arc<Entry>> = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let uris = || {
+                std::iter::once(entry.root.clone()).chain(entry.files.iter().map(|f| f.uri.clone()))
+            };
+            if let Some(taken) = uris().find(|u| claimed.contains(u)) {
+                left_out.insert(
+                    entry.name.clone(),
+                    LeftOut {
+                        skill: entry.skill.clone(),
+                        reason: format!("its URI {taken} is already served for another skill"),
+                        watch: entry.watch.clone(),
+                        generation: entry.generation,
+                        again: true,
+                    },
+                );
+                continue;
+            }
+            claimed.extend(uris());
+            kept.push(entry);
+        }
+        kept.sort_by(|a, b| a.uri.cmp(&b.uri));
+        let mut view = View {
+            catalog,
+            left_out,
+            ..View::default()
+        };
+        let mut dirs: BTreeMap<String, BTreeMap<String, Resource>> = BTreeMap::new();
+        for (i, entry) in kept.iter().enumerate() {
+            view.by_uri.insert(entry.uri.clone(), i);
+            dirs.entry(entry.root.clone()).or_default();
+            for (j, file) in entry.files.iter().enumerate() {
+                view.files.insert(file.uri.clone(), (i, j));
+                view.resources.push(listed(entry, file));
+                add_to_dirs(&mut dirs, entry, file);
+            }
+        }
+        view.resources.sort_by(|a, b| a.uri.cmp(&b.uri));
+        view.dirs = dirs
+            .into_iter()
+            .map(|(dir, children)| (dir, children.into_values().collect()))
+            .collect();
+        view.entries = kept;
+        view.prompts = prompts(&view.catalog);
+        view.tool = Some(tool(&view.catalog, render_options));
+        view
+    }
+
+    /// The served skill whose `SKILL.md` is at `uri`.
+    pub fn entry(&self, uri: &str) -> Option<&Arc<Entry>> {
+        self.by_uri.get(uri).map(|&i| &self.entries[i])
+    }
+
+    /// The served skill `name` (its catalog name).
+    pub fn entry_named(&self, name: &str) -> Option<&Arc<Entry>> {
+        self.entries.iter().find(|e| e.name == name)
+    }
+
+    /// The file at `uri`, with its skill.
+    pub fn file(&self, uri: &str) -> Option<(&Arc<Entry>, &FileEntry)> {
+        let &(i, j) = self.files.get(uri)?;
+        let entry = &self.entries[i];
+        Some((entry, &entry.files[j]))
+    }
+
+    /// The served skill whose root `uri` lies under, if any.
+    pub fn entry_under(&self, uri: &str) -> Option<&Arc<Entry>> {
+        self.entries
+            .iter()
+            .filter(|e| {
+                uri.strip_prefix(e.root.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+            })
+            .max_by_key(|e| e.root.len())
+    }
+
+    /// The children of the directory resource at `uri`.
+    pub fn directory(&self, uri: &str) -> Option<&[Resource]> {
+        self.dirs.get(uri).map(Vec::as_slice)
+    }
+
+    /// The digest of every file, by URI.
+    pub fn digests(&self) -> HashMap<&str, &str> {
+        self.entries
+            .iter()
+            .flat_map(|e| e.files.iter())
+            .map(|f| (f.uri.as_str(), f.digest.as_str()))
+            .collect()
+    }
+}
+
+/// The `resources/list` entry of a file. It carries no size, so that an
+/// edit changes no listing (subscribers are told through
+/// `resources/updated`).
+fn listed(entry: &Entry, file: &FileEntry) -> Resource {
+    if file.rel == SKILL_MD {
+        let mut resource = Resource::new(file.uri.clone(), entry.wire.frontmatter.name.clone())
+            .with_mime_type(MARKDOWN);
+        resource.description = Some(entry.wire.frontmatter.description.clone());
+        return resource;
+    }
+    let resource = Resource::new(file.uri.clone(), file.rel.clone());
+    match file.mime {
+        Some(mime) => resource.with_mime_type(mime),
+        None => resource,
+    }
+}
+
+/// Adds a file and the folders above it to the directory tree of its skill.
+fn add_to_dirs(
+    dirs: &mut BTreeMap<String, BTreeMap<String, Resource>>,
+    entry: &Entry,
+    file: &FileEntry,
+) {
+    let mut parent = entry.root.clone();
+    let segments: Vec<&str> = file.rel.split('/').collect();
+    let folders = &segments[..segments.len() - 1];
+    let mut rel = String::new();
+    for folder in folders {
+        if !rel.is_empty() {
+            rel.push('/');
+        }
+        rel.push_str(folder);
+        let dir = crate::uri::file_uri(&entry.root, &rel);
+        dirs.entry(parent.clone()).or_default().insert(
+            dir.clone(),
+            Resource::new(dir.clone(), (*folder).to_string()).with_mime_type(DIRECTORY_MIME_TYPE),
+        );
+        dirs.entry(dir.clone()).or_default();
+        parent = dir;
+    }
+    let mut child =
+        Resource::new(file.uri.clone(), basename(&file.rel).to_string()).with_size(file.size);
+    if let Some(mime) = file.mime {
+        child = child.with_mime_type(mime);
+    }
+    dirs.entry(parent)
+        .or_default()
+        .insert(file.uri.clone(), child);
+}
+
+/// One prompt per skill a user may invoke (conditional skills are not
+/// active for anyone here).
+fn prompts(catalog: &Catalog) -> Vec<Prompt> {
+    let none = BTreeSet::new();
+    catalog
+        .skills
+        .iter()
+        .filter(|s| s.user_invocable() && is_active(s, &none))
+        .map(|s| {
+            let hint = s
+                .frontmatter
+                .argument_hint
+                .clone()
+                .unwrap_or_else(|| "Arguments for the skill, separated by spaces".to_string());
+            let argument = PromptArgument::new("arguments")
+                .with_description(hint)
+                .with_required(false);
+            Prompt::new(s.name(), s.description(), Some(vec![argument]))
+        })
+        .collect()
+}
+
+/// The `skill` tool: its description carries the listing the model would
+/// see in a session, held to the same budget.
+fn tool(catalog: &Catalog, options: RenderOptions) -> Tool {
+    let none = BTreeSet::new();
+    let listing = render(&visible_to_model(catalog, &none), options);
+    let description = format!(
+        "Runs one of the skills listed below: returns its instructions, with the arguments \
+         filled in, to follow now; or, for a skill that runs as a sub-agent, the plan \
+         (prompt, allowed tools, model) as JSON. Call it when a skill matches the task.\n\n{}",
+        listing.content
+    );
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "The skill's name, as listed"},
+            "arguments": {
+                "description": "The skill's arguments: one string (split on spaces, quotes group) or a list",
+                "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+            }
+        },
+        "required": ["name"],
+        "additionalProperties": false
+    });
+    let schema: JsonObject = match schema {
+        serde_json::Value::Object(map) => map,
+        _ => JsonObject::new(),
+    };
+    Tool::new(TOOL, description, Arc::new(schema))
+        .with_annotations(ToolAnnotations::new().read_only(true))
+}

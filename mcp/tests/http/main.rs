@@ -1,0 +1,10 @@
+//! `skillhost serve` over Streamable HTTP, driven by rmcp's own client on
+//! both protocol revisions: real skill folders, a real watcher, loopback.
+
+mod catalog;
+mod invoking;
+mod live;
+mod remote;
+mod safety;
+mod sessions;
+mod support;
