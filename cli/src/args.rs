@@ -223,6 +223,13 @@ pub enum Command {
         #[arg(long, default_value_t = 500, value_name = "N",
               value_parser = clap::value_parser!(u16).range(1..=1000))]
         page_size: u16,
+        /// Invocations are recorded, and usage reviewed while idle, here.
+        #[command(flatten)]
+        state: StateArgs,
+        /// With --http, print `{"url": ...}` on standard output once
+        /// listening (on stdio the output is the protocol itself).
+        #[arg(long, requires = "http")]
+        json: bool,
     },
     /// Time the sandboxed provider against a native scan with the same
     /// discovery rules and parser, or (with --latency) how fast a file change
@@ -249,7 +256,8 @@ pub enum Command {
         /// Entries per skills/list page for --serve.
         #[arg(long, default_value_t = 500, value_name = "N")]
         page_size: usize,
-        /// Repetitions of each operation for --latency.
+        /// Repetitions of each operation for --latency (and changes for
+        /// --serve, at least 50).
         #[arg(long, default_value_t = 50)]
         reps: usize,
         /// Use polling instead of native events for --latency.
@@ -257,7 +265,7 @@ pub enum Command {
         poll: bool,
         /// Measure the usage layer instead: pattern detection, scoring and
         /// ranking, recording one invocation.
-        #[arg(long, conflicts_with_all = ["latency", "catalog"])]
+        #[arg(long, conflicts_with_all = ["latency", "catalog", "serve"])]
         usage: bool,
         /// Print the figures as JSON.
         #[arg(long)]
@@ -315,6 +323,9 @@ pub enum UsageCommand {
         tools: Vec<String>,
         #[command(flatten)]
         state: StateArgs,
+        /// Print what was recorded as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Turn tool sequences repeated across sessions into new skills.
     Learn {

@@ -9,6 +9,7 @@ use crate::live::Live;
 use rmcp::ErrorData as McpError;
 use rmcp::model::ResourceContents;
 use skillhost::session::invoke::{self, Caller, Invocation, Request};
+use skillhost::usage::record::record_invoke;
 use skillhost::{Error, Registry};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -102,23 +103,34 @@ pub enum Refusal {
 
 /// Invokes a skill exactly as `skillhost invoke NAME ARGS --as user|model`
 /// does with no session: the expanded text for an inline skill, the fork
-/// plan as indented JSON for a fork skill.
+/// plan as indented JSON for a fork skill. `session` is the MCP session's
+/// id (empty on stdio), recorded with the invocation when usage is.
 pub async fn invoke(
     live: &Arc<Live>,
     name: String,
     args: Vec<String>,
     caller: Caller,
+    session: String,
 ) -> Result<Result<String, Refusal>, McpError> {
     let registry = live.registry().clone();
+    let usage = live.options().usage.clone();
     blocking(move || {
         let request = Request {
             name: &name,
             args: &args,
             caller,
-            session_id: "",
+            session_id: &session,
             max_steps: None,
         };
-        match invoke::invoke(&registry, &request, &BTreeSet::new()) {
+        let result = invoke::invoke(&registry, &request, &BTreeSet::new());
+        // Recording must not cost the client the invocation: a store that
+        // cannot be written is logged and the answer goes out.
+        if let Some(store) = usage
+            && let Err(e) = record_invoke(&store, &registry.snapshot(), &request, &result)
+        {
+            tracing::warn!(skill = %name, "usage not recorded: {e}");
+        }
+        match result {
             Ok(Invocation::Inline { text, .. }) => Ok(text),
             Ok(Invocation::Fork(plan)) => Ok(serde_json::to_string_pretty(&plan.to_json())
                 .unwrap_or_else(|e| format!("the fork plan could not be written: {e}"))),

@@ -293,7 +293,7 @@ impl ServerHandler for Handler {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         let view = self.live.view();
         let Some(prompt) = view.prompts.iter().find(|p| p.name == request.name) else {
@@ -308,7 +308,15 @@ impl ServerHandler for Handler {
             Some(Value::String(text)) => split(text),
             Some(other) => split(&other.to_string()),
         };
-        let text = match calls::invoke(&self.live, request.name, args, Caller::User).await? {
+        let text = match calls::invoke(
+            &self.live,
+            request.name,
+            args,
+            Caller::User,
+            session_of(&context),
+        )
+        .await?
+        {
             Ok(text) => text,
             Err(Refusal::Unknown(m) | Refusal::Refused(m)) => {
                 return Err(McpError::invalid_params(m, None));
@@ -344,7 +352,7 @@ impl ServerHandler for Handler {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         if request.name != TOOL {
             return Err(McpError::invalid_params(
@@ -368,7 +376,14 @@ impl ServerHandler for Handler {
                 .collect(),
             Some(other) => split(&other.to_string()),
         };
-        let outcome = calls::invoke(&self.live, name.to_string(), args, Caller::Model).await?;
+        let outcome = calls::invoke(
+            &self.live,
+            name.to_string(),
+            args,
+            Caller::Model,
+            session_of(&context),
+        )
+        .await?;
         Ok(match outcome {
             Ok(text) => CallToolResult::success(text_result(text)),
             // The model reads why, and what it may call instead.
@@ -378,6 +393,18 @@ impl ServerHandler for Handler {
         }
         .into())
     }
+}
+
+/// The MCP session a request belongs to, as its `Mcp-Session-Id` header
+/// names it (Streamable HTTP); empty on stdio and for stateless requests.
+fn session_of(context: &RequestContext<RoleServer>) -> String {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use skillhost::Registry;
 use skillhost::registry::Subscription;
 use skillhost::registry::watch::{DeliverySubscription, WatchOptions};
 use skillhost::session::render::RenderOptions;
+use skillhost::usage::UsageStore;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -48,6 +49,9 @@ pub struct Options {
     /// Most bytes (roughly) of skill entries in one `skills/list` page; a
     /// page holds at least one entry.
     pub page_bytes: usize,
+    /// Where invocations through prompts and the `skill` tool are recorded,
+    /// as `skillhost invoke` records them (none: not recorded).
+    pub usage: Option<Arc<UsageStore>>,
 }
 
 impl Default for Options {
@@ -60,6 +64,7 @@ impl Default for Options {
             ttl_ms: 60_000,
             page_size: 500,
             page_bytes: 1 << 20,
+            usage: None,
         }
     }
 }

@@ -36,3 +36,6 @@ pub mod names;
 pub mod node;
 pub mod segments;
 pub mod yaml;
+
+#[cfg(test)]
+mod boundary_tests;

@@ -16,8 +16,8 @@
 pub mod catalog;
 pub mod latency;
 pub mod scan;
-pub mod usage;
 pub mod serve;
+pub mod usage;
 
 pub use latency::LatencyOptions;
 pub use scan::BenchOptions;

@@ -8,6 +8,11 @@
 //!   at a connected 2025-11-25 session, against the watcher's coalescing
 //!   window (the part of the latency the server adds is what lies beyond);
 //! - the server's resident memory per idle session, from `/proc`.
+//!
+//! The baseline is the same catalog in process, with no protocol: a warm
+//! `Registry::snapshot` over the same tree, written as the JSON `catalog
+//! --json` prints (one thread, the same local provider), so the ratio is
+//! what serving over MCP and HTTP adds to handing out the catalog.
 
 use super::{generate_tree, ms, percentile};
 use anyhow::{Context as _, Result, anyhow, bail};
@@ -47,6 +52,8 @@ pub struct ServeReport {
     pub list_all: Vec<Duration>,
     /// First pages alone.
     pub list_page: Vec<Duration>,
+    /// The baseline: the warm catalog in process, written as JSON.
+    pub in_process: Vec<Duration>,
     /// Change on disk → notification.
     pub changes: Vec<Duration>,
     /// The watcher's coalescing window.
@@ -60,6 +67,16 @@ pub struct ServeReport {
 }
 
 impl ServeReport {
+    /// The whole listing over MCP against the baseline, at the median.
+    pub fn ratio(&self) -> f64 {
+        let base = ms(percentile(&self.in_process, 50.0));
+        if base > 0.0 {
+            ms(percentile(&self.list_all, 50.0)) / base
+        } else {
+            f64::NAN
+        }
+    }
+
     fn per_session_kib(&self) -> f64 {
         self.rss_after_kib.saturating_sub(self.rss_before_kib) as f64 / self.sessions.max(1) as f64
     }
@@ -83,6 +100,14 @@ impl ServeReport {
             &self.list_all,
         ));
         out.push_str(&line("skills/list, first page", &self.list_page));
+        out.push_str(&line(
+            "baseline: catalog in process as JSON",
+            &self.in_process,
+        ));
+        out.push_str(&format!(
+            "ratio served/in-process (whole listing, p50): {:.2}\n",
+            self.ratio()
+        ));
         let beyond: Vec<Duration> = self
             .changes
             .iter()
@@ -122,6 +147,8 @@ impl ServeReport {
             "pages": self.pages,
             "skills_list_all": pair(&self.list_all),
             "skills_list_page": pair(&self.list_page),
+            "baseline_in_process": pair(&self.in_process),
+            "ratio_served_in_process_p50": self.ratio(),
             "change_to_list_changed": pair(&self.changes),
             "beyond_window": pair(&beyond),
             "window_ms": ms(self.window),
@@ -156,11 +183,19 @@ impl Drop for Served {
     }
 }
 
-fn serve(root: &Path, page_size: usize) -> Result<Served> {
+fn serve(root: &Path, page_size: usize, window: Duration) -> Result<Served> {
     let exe = std::env::current_exe().context("cannot find this program")?;
     let mut child = Command::new(exe)
-        .args(["serve", "--http", "127.0.0.1:0", "--no-bundled", "--page-size"])
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--no-bundled",
+            "--page-size",
+        ])
         .arg(page_size.to_string())
+        .arg("--window")
+        .arg(window.as_millis().to_string())
         .arg("--root")
         .arg(root)
         .stdin(Stdio::null())
@@ -221,16 +256,49 @@ fn create(root: &Path, name: &str) -> Result<()> {
 }
 
 /// Runs the benchmark.
-pub fn run(options: ServeOptions) -> Result<ServeReport> {
+pub fn run(runtime: &skillhost::Runtime, options: ServeOptions) -> Result<ServeReport> {
     let tree = tempfile::tempdir().context("cannot make a temporary folder")?;
     let root = tree.path().join("skills");
     generate_tree(&root, options.skills)?;
-    let served = serve(&root, options.page_size)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let window = skillhost::registry::watch::WatchOptions::default().window;
+    let in_process = baseline(runtime, &root, options.listings, options.skills)?;
+    let served = serve(&root, options.page_size, window)?;
+    let tokio = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(measure(&served, &root, options))
+    let mut report = tokio.block_on(measure(&served, &root, options))?;
+    report.window = window;
+    report.in_process = in_process;
+    Ok(report)
+}
+
+/// The baseline: a warm snapshot of the same tree in process, as JSON.
+fn baseline(
+    runtime: &skillhost::Runtime,
+    root: &Path,
+    rounds: usize,
+    skills: usize,
+) -> Result<Vec<Duration>> {
+    let registry = skillhost::Registry::new();
+    registry.add(runtime.local_provider(root)?)?;
+    let mut samples = Vec::with_capacity(rounds);
+    for round in 0..rounds + 3 {
+        let started = Instant::now();
+        let catalog = registry.snapshot();
+        let text = serde_json::to_string(&catalog.to_json())?;
+        let elapsed = started.elapsed();
+        if catalog.skills.len() != skills || text.is_empty() {
+            bail!(
+                "bench: the in-process catalog has {} skills, expected {skills}",
+                catalog.skills.len()
+            );
+        }
+        if round >= 3 {
+            samples.push(elapsed);
+        }
+    }
+    Ok(samples)
 }
 
 async fn measure(served: &Served, root: &Path, options: ServeOptions) -> Result<ServeReport> {
@@ -268,7 +336,10 @@ async fn measure(served: &Served, root: &Path, options: ServeOptions) -> Result<
             }
         }
         if count != options.skills {
-            bail!("bench: skills/list gave {count} skills, expected {}", options.skills);
+            bail!(
+                "bench: skills/list gave {count} skills, expected {}",
+                options.skills
+            );
         }
         // The first rounds warm the connection and the caches up.
         if round >= 3 {

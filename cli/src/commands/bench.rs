@@ -31,11 +31,12 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<ExitCode> {
         let options = benches::serve::ServeOptions {
             skills: a.skills,
             listings: a.rounds.max(100),
-            changes: a.reps.max(1),
+            // At least 50 changes, so the p99 means something.
+            changes: a.reps.max(50),
             sessions: 100,
             page_size: a.page_size,
         };
-        let report = benches::serve::run(options)?;
+        let report = benches::serve::run(&ctx.runtime, options)?;
         (report.to_json(), report.render())
     } else if a.catalog {
         let report = benches::catalog::run(10_000, 100_000, a.rounds.max(1));

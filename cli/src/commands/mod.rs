@@ -106,6 +106,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             allow_hosts,
             window,
             page_size,
+            state,
+            json,
         } => serve::run(
             &ctx,
             serve::Args {
@@ -115,6 +117,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 allow_hosts,
                 window,
                 page_size: usize::from(page_size),
+                state: &state,
+                json,
             },
         ),
         Command::Bench {
@@ -178,7 +182,8 @@ fn run_usage(ctx: &Ctx, command: UsageCommand) -> Result<ExitCode> {
             session,
             tools,
             state,
-        } => record::run(&session, &tools, &state),
+            json,
+        } => record::run(&session, &tools, &state, json),
         UsageCommand::Learn {
             dry_run,
             min_confidence,

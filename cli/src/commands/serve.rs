@@ -1,10 +1,12 @@
 //! `skillhost serve`: the live catalog as an MCP server, on stdio or over
 //! Streamable HTTP.
 
-use crate::args::SourceArgs;
-use crate::context::Ctx;
+use crate::args::{SourceArgs, StateArgs};
+use crate::context::{Ctx, usage_store};
 use anyhow::{Context as _, Result, bail};
 use skillhost::registry::watch::WatchOptions;
+use skillhost::usage::curator::writable_roots;
+use skillhost::usage::runner::{Runner, RunnerConfig};
 use skillhost_mcp::{HttpOptions, HttpServer, Live, Options, http::read_token, serve_stdio};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
@@ -20,6 +22,8 @@ pub struct Args<'a> {
     pub allow_hosts: Vec<String>,
     pub window: u64,
     pub page_size: usize,
+    pub state: &'a StateArgs,
+    pub json: bool,
 }
 
 /// `IP:PORT`, `localhost:PORT`, or a bare port on loopback.
@@ -55,15 +59,36 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
         None => None,
     };
     let registry = Arc::new(ctx.registry(a.sources)?);
+    // Invocations are recorded and usage reviewed while idle, as `invoke`
+    // and `watch` do; a store that cannot be opened costs that, not the
+    // server.
+    let usage = match usage_store(a.state) {
+        Ok(store) => Some(Arc::new(store)),
+        Err(e) => {
+            eprintln!("skillhost: warning: usage not recorded: {e:#}");
+            None
+        }
+    };
+    let _runner = usage.as_ref().map(|store| {
+        let catalog = registry.clone();
+        Runner::new(
+            store.clone(),
+            writable_roots(&registry),
+            RunnerConfig::default(),
+        )
+        .spawn(move || catalog.snapshot())
+    });
     let options = Options {
         watch: WatchOptions {
             window: Duration::from_millis(a.window),
             ..WatchOptions::default()
         },
         page_size: a.page_size,
+        usage,
         ..Options::default()
     };
     let live = Live::start(registry, options)?;
+    let json = a.json;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -74,6 +99,10 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
             Some(options) => {
                 let mut server = HttpServer::start(live, options).await?;
                 eprintln!("skillhost: MCP listening on {}", server.url());
+                if json {
+                    // One line, so a host reading stdout line by line gets it whole.
+                    println!("{}", serde_json::json!({ "url": server.url() }));
+                }
                 tokio::select! {
                     _ = stopped() => server.shutdown().await,
                     () = server.wait() => {}

@@ -425,3 +425,16 @@ fn watch_runs_the_idle_runner_and_shows_a_learned_skill() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+#[test]
+fn record_with_json_says_what_it_recorded_and_where() {
+    let env = Env::new();
+    let out = env.json(&["record", "--session", "s-json", "search", "read", "--json"]);
+    assert_eq!(out["session"], "s-json", "{out}");
+    assert_eq!(
+        out["recorded"],
+        serde_json::json!(["search", "read"]),
+        "{out}"
+    );
+    assert_eq!(out["store"], env.db().display().to_string(), "{out}");
+}

@@ -9,6 +9,7 @@ use crate::support::*;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 /// The SEP-2640 checks each scenario makes (none may be missing or skipped).
 const ENUMERATION: &[&str] = &[
@@ -74,13 +75,14 @@ fn scenario(url: &str, name: &str, extra: &[&str], out: &Path) -> Vec<Value> {
     let node = tool("node/node_modules/node/bin/node");
     let suite = tool("node/node_modules/@modelcontextprotocol/conformance/dist/index.js");
     let dir = out.join(format!("{name}{}", extra.join("")));
-    let run = Command::new(node)
-        .arg(suite)
-        .args(["server", "--url", url, "--scenario", name, "-o"])
-        .arg(&dir)
-        .args(extra)
-        .output()
-        .expect("the conformance suite runs");
+    let run = output_within(
+        Command::new(node)
+            .arg(suite)
+            .args(["server", "--url", url, "--scenario", name, "-o"])
+            .arg(&dir)
+            .args(extra),
+        Duration::from_secs(300),
+    );
     let stdout = String::from_utf8_lossy(&run.stdout);
     let results: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{name}: no results ({e}); output: {stdout}"))

@@ -71,3 +71,39 @@ fn with_a_token_file_every_request_without_the_bearer_token_gets_401() {
     assert_eq!(status(Some("Bearer not-the-token-000000".into())), "401");
     assert_eq!(status(Some(format!("Bearer {token}"))), "200");
 }
+
+#[test]
+fn with_json_the_address_listened_on_is_printed_as_json_on_stdout() {
+    use std::io::{BufRead, BufReader};
+    let fixture = Fixture::new(&[("a/SKILL.md", b"---\nname: a\ndescription: A\n---\nA\n")]);
+    let root = fixture.root.to_str().unwrap();
+    let mut child = fixture
+        .command(&[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--json",
+            "--no-bundled",
+            "--root",
+            root,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let printed: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let url = printed["url"].as_str().unwrap();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp") && !url.contains(":0/"),
+        "{line}"
+    );
+    let stderr = refused(&fixture, &["--json"]);
+    assert!(stderr.contains("--http"), "--json needs --http: {stderr}");
+}

@@ -2,7 +2,9 @@
 //! conformance suite and the official Python SDK, installed by
 //! `scripts/ensure-mcp-tools`, against the real binary.
 
+mod bench;
 mod conformance;
 mod flags;
 mod python;
 mod support;
+mod usage;

@@ -6,6 +6,7 @@
 use crate::support::*;
 use serde_json::Value;
 use std::process::Command;
+use std::time::Duration;
 
 fn fixture() -> Fixture {
     Fixture::new(&[
@@ -52,7 +53,7 @@ fn run_client(fixture: &Fixture, transport: &str, mode: &str, url: Option<&str>)
     if let Some(url) = url {
         command.args(["--url", url]);
     }
-    let out = command.output().expect("python runs");
+    let out = output_within(&mut command, Duration::from_secs(300));
     assert!(
         out.status.success(),
         "the Python client failed ({transport}, {mode}): {}",

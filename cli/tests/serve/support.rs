@@ -143,3 +143,44 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// Runs an external client to completion, as `Command::output` does, but
+/// kills it after `limit`: a client stuck on a server that never answers
+/// must fail the test with what it printed, not hang the suite.
+pub fn output_within(command: &mut Command, limit: Duration) -> std::process::Output {
+    use std::io::Read;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let out = String::from_utf8_lossy(&stdout.join().unwrap_or_default()).into_owned();
+            let err = String::from_utf8_lossy(&stderr.join().unwrap_or_default()).into_owned();
+            panic!("{command:?} did not finish within {limit:?}; stdout: {out}\nstderr: {err}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}

@@ -1,0 +1,55 @@
+//! `skillhost bench --serve` runs end to end on a small tree and reports
+//! every figure it documents, so the benchmark cannot break unnoticed.
+
+use crate::support::*;
+use serde_json::Value;
+use std::time::Duration;
+
+#[test]
+fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
+    let fixture = Fixture::new(&[]);
+    let out = output_within(
+        &mut fixture.command(&[
+            "bench", "--serve", "--skills", "20", "--rounds", "5", "--reps", "2", "--json",
+        ]),
+        Duration::from_secs(300),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["skills"], 20, "{report}");
+    for key in [
+        "skills_list_all",
+        "skills_list_page",
+        "baseline_in_process",
+        "change_to_list_changed",
+        "beyond_window",
+    ] {
+        let runs = report[key]["runs"].as_u64().unwrap_or(0);
+        assert!(runs > 0, "{key} has no runs: {report}");
+        assert!(
+            report[key]["p50_ms"].as_f64().is_some_and(|v| v >= 0.0),
+            "{key}: {report}"
+        );
+    }
+    // At least 50 changes, whatever --reps asked, so the p99 means something.
+    assert!(
+        report["change_to_list_changed"]["runs"].as_u64() >= Some(50),
+        "{report}"
+    );
+    assert!(
+        report["ratio_served_in_process_p50"]
+            .as_f64()
+            .is_some_and(|r| r > 0.0),
+        "{report}"
+    );
+    assert_eq!(report["idle_sessions"], 100, "{report}");
+    assert!(
+        report["rss_before_kib"].as_u64().is_some_and(|k| k > 0),
+        "{report}"
+    );
+    assert!(report["rss_per_session_kib"].as_f64().is_some(), "{report}");
+}
