@@ -7,7 +7,7 @@
 //! (threads and descriptors also within a small constant, for the watcher's
 //! and restarts' own), and the final catalog must equal what is on disk.
 //!
-//! `cargo bench -p skillhost-tests --bench soak` (about a minute;
+//! `cargo bench --workspace --bench soak` (about a minute;
 //! `SOAK_SECONDS=N` changes the run's length). It exits non-zero when a
 //! figure is out of bounds, and prints each figure with what it compares.
 

@@ -9,10 +9,10 @@
 //!   window (the part of the latency the server adds is what lies beyond);
 //! - the server's resident memory per idle session, from `/proc`.
 //!
-//! The baseline is the same catalog in process, with no protocol: a warm
-//! `Registry::snapshot` over the same tree, written as the JSON `catalog
-//! --json` prints (one thread, the same local provider), so the ratio is
-//! what serving over MCP and HTTP adds to handing out the catalog.
+//! The baseline is the same listing in process, with no protocol: the
+//! server's own live view (`skillhost_mcp::Live`) over the same tree, every
+//! entry `skills/list` sends written as JSON on one thread, so the ratio is
+//! what JSON-RPC, HTTP and the client add to handing out the listing.
 
 use super::{generate_tree, ms, percentile};
 use anyhow::{Context as _, Result, anyhow, bail};
@@ -23,6 +23,7 @@ use rmcp::{ClientCacheConfig, ClientHandler, ClientLifecycleMode, ClientServiceE
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -52,7 +53,7 @@ pub struct ServeReport {
     pub list_all: Vec<Duration>,
     /// First pages alone.
     pub list_page: Vec<Duration>,
-    /// The baseline: the warm catalog in process, written as JSON.
+    /// The baseline: the same listing from the live view in process, as JSON.
     pub in_process: Vec<Duration>,
     /// Change on disk → notification.
     pub changes: Vec<Duration>,
@@ -101,7 +102,7 @@ impl ServeReport {
         ));
         out.push_str(&line("skills/list, first page", &self.list_page));
         out.push_str(&line(
-            "baseline: catalog in process as JSON",
+            "baseline: the listing in process",
             &self.in_process,
         ));
         out.push_str(&format!(
@@ -273,7 +274,8 @@ pub fn run(runtime: &skillhost::Runtime, options: ServeOptions) -> Result<ServeR
     Ok(report)
 }
 
-/// The baseline: a warm snapshot of the same tree in process, as JSON.
+/// The baseline: the listing of the same tree from the server's live view
+/// in process, every entry written as the JSON `skills/list` carries.
 fn baseline(
     runtime: &skillhost::Runtime,
     root: &Path,
@@ -282,22 +284,25 @@ fn baseline(
 ) -> Result<Vec<Duration>> {
     let registry = skillhost::Registry::new();
     registry.add(runtime.local_provider(root)?)?;
+    let live = skillhost_mcp::Live::start(Arc::new(registry), skillhost_mcp::Options::default())?;
     let mut samples = Vec::with_capacity(rounds);
     for round in 0..rounds + 3 {
         let started = Instant::now();
-        let catalog = registry.snapshot();
-        let text = serde_json::to_string(&catalog.to_json())?;
+        let view = live.view();
+        let wire: Vec<_> = view.entries.iter().map(|e| &e.wire).collect();
+        let text = serde_json::to_string(&wire)?;
         let elapsed = started.elapsed();
-        if catalog.skills.len() != skills || text.is_empty() {
+        if wire.len() != skills || text.is_empty() {
             bail!(
-                "bench: the in-process catalog has {} skills, expected {skills}",
-                catalog.skills.len()
+                "bench: the in-process listing has {} skills, expected {skills}",
+                wire.len()
             );
         }
         if round >= 3 {
             samples.push(elapsed);
         }
     }
+    drop(live);
     Ok(samples)
 }
 
