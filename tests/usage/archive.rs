@@ -66,8 +66,10 @@ fn archive_and_restore_round_trip_with_a_live_watcher() {
     );
     let runtime = runtime();
     let registry = Registry::new();
-    registry.add(runtime.local_provider_in(&root, Scope::User).unwrap());
-    registry.add(runtime.bundled_provider().unwrap());
+    registry
+        .add(runtime.local_provider_in(&root, Scope::User).unwrap())
+        .unwrap();
+    registry.add(runtime.bundled_provider().unwrap()).unwrap();
     registry.watch(WatchOptions::default()).unwrap();
     let (tx, changes) = mpsc::channel();
     let _subscription = registry.subscribe(move || {

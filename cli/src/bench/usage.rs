@@ -181,6 +181,7 @@ fn catalog() -> Catalog {
             })
             .collect(),
         diagnostics: Vec::new(),
+        held_back: false,
     }
 }
 

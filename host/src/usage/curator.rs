@@ -454,6 +454,7 @@ mod tests {
             ],
             complete: true,
             diagnostics: Vec::new(),
+            held_back: false,
         };
         let mut usage = BTreeMap::new();
         usage.insert(
