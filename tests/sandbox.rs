@@ -227,3 +227,161 @@ fn a_denied_import_with_another_signature_is_refused_when_loaded() {
         "the diagnostic names the import: {message}"
     );
 }
+
+/// A component that names every export of the contract (each a function
+/// of nothing, so it fails the contract's type check once instantiated)
+/// and instantiates `body`'s core modules first: what those cost is what
+/// the store's limits must refuse before anything else is checked.
+fn component_spending(body: &str) -> Vec<u8> {
+    let exports: String = [
+        "init",
+        "snapshot",
+        "load",
+        "list-resources",
+        "read-resource",
+        "on-change",
+        "observe",
+    ]
+    .iter()
+    .map(|name| format!("(export \"{name}\" (func $f))"))
+    .collect();
+    wat::parse_str(format!(
+        r#"(component
+            {body}
+            (core module $nothing (func (export "f")))
+            (core instance $fi (instantiate $nothing))
+            (func $f (canon lift (core func $fi "f")))
+            (instance $provider {exports})
+            (export "skillhost:provider/provider@0.1.0" (instance $provider))
+        )"#
+    ))
+    .unwrap()
+}
+
+/// `count` core instances of a module declaring `each`.
+fn instances_of(each: &str, count: usize) -> String {
+    let mut body = format!("(core module $m {each})");
+    for _ in 0..count {
+        body.push_str("(core instance (instantiate $m))");
+    }
+    body
+}
+
+/// One core instance of a module declaring `each` `count` times.
+fn one_instance_declaring(each: &str, count: usize) -> String {
+    format!(
+        "(core module $m {}) (core instance (instantiate $m))",
+        each.repeat(count)
+    )
+}
+
+/// What starting a provider of `bytes` says, beside a healthy provider
+/// that keeps answering.
+fn started(bytes: &[u8]) -> String {
+    let runtime = runtime();
+    let dir = tree(&[("inside.txt", b"x")]);
+    let component = runtime
+        .load_component(bytes)
+        .expect("the exports are named: it loads");
+    let spending = provider_of(
+        &runtime,
+        "spending",
+        component,
+        vec![dir.path().to_path_buf()],
+        &[],
+        Limits::default(),
+    );
+    let registry = Registry::new();
+    registry.add(spending).unwrap();
+    registry
+        .add(runtime.local_provider(corpus()).unwrap())
+        .unwrap();
+    let catalog = registry.snapshot();
+    assert!(!catalog.complete);
+    assert_eq!(catalog.skills.len(), 14, "the healthy provider answers");
+    let d = catalog
+        .diagnostics
+        .iter()
+        .find(|d| d.source.as_deref() == Some("spending"))
+        .unwrap_or_else(|| panic!("{:?}", catalog.diagnostics));
+    assert!(d.message.contains("provider spending failed"), "{d}");
+    d.message.clone()
+}
+
+#[test]
+fn a_store_may_hold_eight_memories_and_no_more() {
+    let within = started(&component_spending(&instances_of("(memory 1)", 8)));
+    assert!(
+        within.contains("type mismatch") && !within.contains("resource limit"),
+        "eight memories are allowed: {within}"
+    );
+    let over = started(&component_spending(&instances_of("(memory 1)", 9)));
+    assert!(
+        over.contains("resource limit exceeded") && over.contains("8 memories"),
+        "{over}"
+    );
+}
+
+#[test]
+fn a_store_may_hold_thirty_two_tables_and_no_more() {
+    let within = started(&component_spending(&one_instance_declaring(
+        "(table 1 funcref)",
+        32,
+    )));
+    assert!(
+        within.contains("type mismatch") && !within.contains("resource limit"),
+        "{within}"
+    );
+    let over = started(&component_spending(&one_instance_declaring(
+        "(table 1 funcref)",
+        33,
+    )));
+    assert!(
+        over.contains("resource limit exceeded") && over.contains("32 tables"),
+        "{over}"
+    );
+}
+
+#[test]
+fn a_store_may_create_thirty_two_instances_and_no_more() {
+    // One instance is the exports' own.
+    let within = started(&component_spending(&instances_of("", 31)));
+    assert!(
+        within.contains("type mismatch") && !within.contains("resource limit"),
+        "{within}"
+    );
+    let over = started(&component_spending(&instances_of("", 32)));
+    assert!(
+        over.contains("resource limit exceeded") && over.contains("32 instances"),
+        "{over}"
+    );
+}
+
+#[test]
+fn the_memory_cap_holds_for_all_of_a_stores_memories_together() {
+    // Four memories of 40 MiB: each fits the 128 MiB cap, together they
+    // do not.
+    let within = started(&component_spending(&instances_of("(memory 640)", 3)));
+    assert!(!within.contains("memory cap"), "{within}");
+    let over = started(&component_spending(&instances_of("(memory 640)", 4)));
+    assert!(over.contains("memory cap"), "{over}");
+}
+
+#[test]
+fn table_elements_are_capped_across_a_stores_tables() {
+    // 100,000 elements in all: each of four tables of 30,000 would pass
+    // alone.
+    let within = started(&component_spending(&instances_of(
+        "(table 30000 funcref)",
+        3,
+    )));
+    assert!(!within.contains("exceeds table limits"), "{within}");
+    let over = started(&component_spending(&instances_of(
+        "(table 30000 funcref)",
+        4,
+    )));
+    assert!(
+        over.contains("table minimum size of 30000 elements exceeds table limits"),
+        "{over}"
+    );
+}

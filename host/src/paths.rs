@@ -47,12 +47,15 @@ pub fn canonical_or_lexical(path: &Path) -> PathBuf {
 /// non-blocking and refused once the opened descriptor says what it is
 /// (so nothing can be swapped in between the check and the use).
 pub fn open_regular(path: &Path, options: &mut OpenOptions) -> std::io::Result<File> {
-    let file = options.custom_flags(libc::O_NONBLOCK).open(path)?;
+    let not_regular =
+        || std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
+    // A socket cannot be opened at all: the same refusal.
+    let file = match options.custom_flags(libc::O_NONBLOCK).open(path) {
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Err(not_regular()),
+        opened => opened?,
+    };
     if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
+        return Err(not_regular());
     }
     Ok(file)
 }

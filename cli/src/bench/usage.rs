@@ -182,6 +182,7 @@ fn catalog() -> Catalog {
             })
             .collect(),
         diagnostics: Vec::new(),
+        held_back: false,
     }
 }
 

@@ -147,8 +147,8 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
             Diagnostic::error(
                 from.location,
                 format!(
-                    "returned more than {} skills; {overflow} were dropped",
-                    caps.max_skills
+                    "provider {} returned more than {} skills; {overflow} were dropped",
+                    from.id, caps.max_skills
                 ),
             )
             .from_source(from.id),
@@ -159,8 +159,8 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
             Diagnostic::error(
                 from.location,
                 format!(
-                    "sent more than {} bytes of entries in one observation; {too_big} were dropped",
-                    caps.max_observation_bytes
+                    "provider {} sent more than {} bytes of entries in one observation; {too_big} were dropped",
+                    from.id, caps.max_observation_bytes
                 ),
             )
             .from_source(from.id),
@@ -171,8 +171,8 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
             Diagnostic::error(
                 from.location,
                 format!(
-                    "{unremembered} more entries were refused beyond the {} the host keeps diagnostics for",
-                    caps.max_rejected
+                    "provider {}: {unremembered} more entries were refused beyond the {} the host keeps diagnostics for",
+                    from.id, caps.max_rejected
                 ),
             )
             .from_source(from.id),

@@ -107,7 +107,11 @@ pub fn diagnostics(
         out.push(
             Diagnostic::warning(
                 source,
-                format!("{} more diagnostics dropped", total - caps.max_diagnostics),
+                format!(
+                    "provider {source}: {} more diagnostics dropped, over the {} kept from one observation",
+                    total - caps.max_diagnostics,
+                    caps.max_diagnostics
+                ),
             )
             .from_source(source),
         );

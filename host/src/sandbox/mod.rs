@@ -16,6 +16,7 @@ mod grants;
 pub(crate) mod imports;
 mod instance;
 mod limits;
+mod rate;
 mod refusals;
 mod state;
 mod ticker;

@@ -5,6 +5,7 @@
 use crate::sandbox::bindings::v0_1_0::imports::{self, LogLevel, WatchRefusal};
 use crate::sandbox::bindings::v0_1_0::types;
 use crate::sandbox::fault::Flooded;
+use crate::sandbox::rate::RateWindow;
 use crate::sandbox::state::HostState;
 use crate::sandbox::{InstanceId, Upcalls, WatchRequest, WatchTarget};
 use crate::text::{clip, shown};
@@ -34,13 +35,15 @@ pub(crate) struct HostCtx {
     watches: BTreeMap<String, WatchRequest>,
     /// Bytes of the watched paths.
     watch_bytes: usize,
-    /// Start of the current one-second window, and calls in it.
-    invalidations: (Instant, u32),
+    /// `invalidate-provider` calls in the current second.
+    invalidations: RateWindow,
     max_invalidations_per_second: u32,
-    /// Start of the current one-second window, messages in it, and how
-    /// many were dropped.
-    logs: (Instant, u32, u32),
+    /// Log messages in the current second, and how many were dropped.
+    logs: RateWindow,
 }
+
+/// The window both rates are counted in.
+const SECOND: Duration = Duration::from_secs(1);
 
 /// What a watch request may not be.
 fn watch_refusal(path: &str) -> Option<String> {
@@ -64,9 +67,9 @@ impl HostCtx {
             upcalls,
             watches: BTreeMap::new(),
             watch_bytes: 0,
-            invalidations: (Instant::now(), 0),
+            invalidations: RateWindow::new(SECOND, max_invalidations_per_second, Instant::now()),
             max_invalidations_per_second,
-            logs: (Instant::now(), 0, 0),
+            logs: RateWindow::new(SECOND, MAX_LOGS_PER_SECOND, Instant::now()),
         }
     }
 
@@ -108,15 +111,8 @@ impl types::Host for HostState {}
 
 impl imports::Host for HostState {
     fn invalidate_provider(&mut self) -> wasmtime::Result<()> {
-        let now = Instant::now();
         let ctx = &mut self.host;
-        let (since, count) = &mut ctx.invalidations;
-        if now.duration_since(*since) >= Duration::from_secs(1) {
-            *since = now;
-            *count = 0;
-        }
-        *count += 1;
-        if *count > ctx.max_invalidations_per_second {
+        if !ctx.invalidations.admit(Instant::now()).allowed {
             // A flood stops the provider: the error traps the call.
             return Err(Flooded(ctx.max_invalidations_per_second).into());
         }
@@ -125,21 +121,16 @@ impl imports::Host for HostState {
     }
 
     fn log(&mut self, level: LogLevel, message: String) {
-        let now = Instant::now();
         let provider = self.host.upcalls.provider_id();
-        let (since, count, dropped) = &mut self.host.logs;
-        if now.duration_since(*since) >= Duration::from_secs(1) {
-            if *dropped > 0 {
-                tracing::warn!(
-                    provider,
-                    "{dropped} log messages dropped: more than {MAX_LOGS_PER_SECOND} a second"
-                );
-            }
-            (*since, *count, *dropped) = (now, 0, 0);
+        let admission = self.host.logs.admit(Instant::now());
+        if admission.dropped_before > 0 {
+            let dropped = admission.dropped_before;
+            tracing::warn!(
+                provider,
+                "{dropped} log messages dropped: more than {MAX_LOGS_PER_SECOND} a second"
+            );
         }
-        *count += 1;
-        if *count > MAX_LOGS_PER_SECOND {
-            *dropped += 1;
+        if !admission.allowed {
             return;
         }
         // Control characters would let a provider forge log lines.

@@ -120,8 +120,17 @@ fn open_at(
         },
     );
     // cap-primitives resolves beneath the parent: `..` and links cannot leave it.
+    let refused = |state: &mut HostState| {
+        state.refusals.record(format!(
+            "opened {:?}, which is not a regular file or folder: refused",
+            crate::text::clip(&path, 256)
+        ));
+        Ok(Err(ErrorCode::Access))
+    };
     let opened = match cap_primitives::fs::open(&parent.dir, path.as_ref(), &options) {
         Ok(file) => file,
+        // A socket cannot be opened at all.
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return refused(state),
         Err(e) => return Ok(Err(ErrorCode::from(e))),
     };
     let meta = match opened.metadata() {
@@ -131,11 +140,7 @@ fn open_at(
     let descriptor = if meta.is_dir() {
         Descriptor::Dir(Dir::new(opened, parent.perms, OpenMode::READ, true))
     } else if !meta.is_file() {
-        state.refusals.record(format!(
-            "opened {:?}, which is not a regular file or folder: refused",
-            crate::text::clip(&path, 256)
-        ));
-        return Ok(Err(ErrorCode::Access));
+        return refused(state);
     } else if oflags.contains(OpenFlags::DIRECTORY) {
         return Ok(Err(ErrorCode::NotDirectory));
     } else {

@@ -6,12 +6,33 @@
 //! - `attack` = `loop`, `memory`, `recursion`, `trap`, `many-skills`,
 //!   `huge-description`, `bad-names`, `storm`, `watch-everything`,
 //!   `read-outside`, `sockets`, `environment`, `stdout`, `http` (a GET to
-//!   an origin it was not granted);
+//!   an origin it was not granted), `prefetch-flood`, or one of:
+//!   - `watch-flood`: more watch paths than allowed, more bytes of them than
+//!     allowed, and a path over 4,096 bytes, all at depth 99;
+//!   - `fifo-wasi` / `fifo-files`: read the FIFO `fifo` in its root through
+//!     WASI (`std::fs`), or through `files::read-files` and `prefetch`;
+//!   - `descriptors`: open `inside.txt` 4,000 times through WASI, keeping
+//!     every descriptor;
+//!   - `log-flood`: 100,000 `host::log` lines full of ANSI escapes, bidi
+//!     overrides and newlines, then one more after a second;
+//!   - `rejected-flood`: 30,000 entries the host must refuse and 20,000
+//!     diagnostics beside `steady`;
+//!   - `huge-resource`: `read-resource` answers `size` bytes;
+//!   - `many-resources`: `list-resources` answers `count` files of `size`
+//!     bytes each;
+//!   - `self-invalidate`: every snapshot calls `invalidate-provider` once and
+//!     is complete;
+//!   - `incomplete`: every snapshot is incomplete;
 //! - `in` = the export it happens in (`init`, `snapshot`, `load`,
 //!   `list-resources`, `read-resource`, `on-change`, `observe`; default
 //!   `snapshot`);
 //! - `when` = a file name: attack only while that file exists in the first
-//!   root (so the first, honest snapshot can succeed).
+//!   root (so the first, honest snapshot can succeed);
+//! - `size`, `count` = numbers some attacks use (defaults: 16 MiB + 1 bytes,
+//!   513 files).
+//!
+//! What an attack saw of the host's answers (the errors it got) is reported
+//! as warnings in the next snapshot, so a test can check the host's words.
 
 use skillhost_guest_sdk::host;
 use skillhost_guest_sdk::skill::frontmatter::Frontmatter;
@@ -27,6 +48,10 @@ pub struct Hostile {
     attack: String,
     place: String,
     when: Option<String>,
+    size: u64,
+    count: usize,
+    /// What the last attacks saw, reported by the next snapshot.
+    notes: Vec<String>,
 }
 
 fn entry(root: &str, name: &str, description: String) -> SkillEntry {
@@ -55,7 +80,7 @@ impl Hostile {
 
     /// Attacks that end the call (or the host's patience); returns only for
     /// attacks that shape the answer instead.
-    fn strike(&self, export: &str) {
+    fn strike(&mut self, export: &str) {
         if !self.armed(export) {
             return;
         }
@@ -130,6 +155,71 @@ impl Hostile {
             "stdout" => {
                 println!("hostile provider writing to stdout");
             }
+            "watch-flood" => self.watch_flood(),
+            "fifo-wasi" => {
+                let fifo = format!("{}/fifo", self.root);
+                match std::fs::read(&fifo) {
+                    Ok(_) => panic!("WASI read a FIFO"),
+                    Err(e) => self.notes.push(format!("fifo-wasi: {e}")),
+                }
+                if std::fs::File::open(&fifo).is_ok() {
+                    panic!("WASI opened a FIFO");
+                }
+            }
+            "fifo-files" => {
+                use skillhost_guest_sdk::files::{file, prefetch, read_files};
+                let fifo = format!("{}/fifo", self.root);
+                let inside = format!("{}/inside.txt", self.root);
+                let read = read_files(std::slice::from_ref(&fifo), 1 << 20);
+                match file(&read, 0) {
+                    Ok(_) => panic!("files read a FIFO"),
+                    Err(e) => self.notes.push(format!("fifo-files read: {e:?}")),
+                }
+                let both = [fifo, inside];
+                prefetch(&both, 1 << 20);
+                let read = read_files(&both, 1 << 20);
+                match file(&read, 0) {
+                    Ok(_) => panic!("a read-ahead read a FIFO"),
+                    Err(e) => self.notes.push(format!("fifo-files prefetch: {e:?}")),
+                }
+                assert!(
+                    file(&read, 1).is_ok_and(|(bytes, _)| bytes == b"x"),
+                    "the regular file beside the FIFO is read"
+                );
+            }
+            "descriptors" => {
+                let inside = format!("{}/inside.txt", self.root);
+                let mut kept = Vec::new();
+                for i in 0..4_000 {
+                    match std::fs::File::open(&inside) {
+                        Ok(f) => kept.push(f),
+                        Err(e) => {
+                            self.notes
+                                .push(format!("descriptors: open {i} refused: {e}"));
+                            break;
+                        }
+                    }
+                }
+                black_box(&kept);
+                self.notes
+                    .push(format!("descriptors: kept {} open", kept.len()));
+                // Kept open past the call: the instance holds them.
+                std::mem::forget(kept);
+            }
+            "log-flood" => {
+                for i in 0..100_000 {
+                    host::log(
+                        host::LogLevel::Warn,
+                        &format!(
+                            "hostile flood {i}: \u{1b}[31mred\u{1b}[0m \u{202E}desrever\u{2066} \nforged: line\r"
+                        ),
+                    );
+                }
+                // The next window opens: the host reports what it dropped.
+                std::thread::sleep(std::time::Duration::from_millis(1100));
+                host::log(host::LogLevel::Warn, "hostile flood over");
+            }
+            "self-invalidate" => host::invalidate_provider(),
             "http" => {
                 use wasip2::http::{outgoing_handler, types};
                 let request = types::OutgoingRequest::new(types::Fields::new());
@@ -184,8 +274,67 @@ impl Hostile {
                 out.push(escaping);
                 out
             }
+            "rejected-flood" => {
+                let mut out = vec![steady];
+                out.extend((0..30_000).map(|i| {
+                    let mut bad = entry(&self.root, &format!("bad{i}"), "bad".to_string());
+                    bad.frontmatter.name = format!("bad/{i}");
+                    bad
+                }));
+                out
+            }
             _ => vec![steady],
         }
+    }
+
+    fn diagnostics(&mut self) -> Vec<Diagnostic> {
+        let note = |message: String| Diagnostic {
+            severity: Severity::Warning,
+            path: self.root.clone(),
+            line: None,
+            field: None,
+            message,
+        };
+        let mut out: Vec<Diagnostic> = std::mem::take(&mut self.notes)
+            .into_iter()
+            .map(note)
+            .collect();
+        if self.armed("snapshot") && self.attack == "rejected-flood" {
+            out.extend((0..20_000).map(|i| note(format!("hostile diagnostic {i}"))));
+        }
+        out
+    }
+
+    /// Asks to watch more than the host allows, three ways; traps unless
+    /// each is refused.
+    fn watch_flood(&mut self) {
+        let many: Vec<String> = (0..5_000).map(|i| format!("{}/w{i}", self.root)).collect();
+        let refused = host::watch(&many, 99);
+        assert!(
+            refused.iter().any(|r| r.reason.contains("watched paths")),
+            "5,000 watches were all accepted"
+        );
+        self.notes
+            .push(format!("watch-flood: {} of 5000 refused", refused.len()));
+        host::unwatch(&many);
+        let long: Vec<String> = (0..300)
+            .map(|i| format!("{}/{i:03}{}", self.root, "l".repeat(3_900)))
+            .collect();
+        let refused = host::watch(&long, 99);
+        assert!(
+            refused
+                .iter()
+                .any(|r| r.reason.contains("bytes of watched paths")),
+            "1.2 MB of watched paths were all accepted"
+        );
+        let over = format!("{}/{}", self.root, "o".repeat(5_000));
+        let refused = host::watch(&[over], 99);
+        assert!(
+            refused
+                .first()
+                .is_some_and(|r| r.reason.contains("over the limit")),
+            "a 5,000-byte path was accepted"
+        );
     }
 }
 
@@ -198,11 +347,15 @@ impl Provider for Hostile {
                 .find(|(k, _)| k == key)
                 .map(|(_, v)| v.clone())
         };
-        let hostile = Hostile {
+        let number = |key: &str| setting(key).and_then(|v| v.parse::<u64>().ok());
+        let mut hostile = Hostile {
             root: config.roots.first().cloned().unwrap_or_default(),
             attack: setting("attack").unwrap_or_default(),
             place: setting("in").unwrap_or_else(|| "snapshot".to_string()),
             when: setting("when"),
+            size: number("size").unwrap_or(16 * 1024 * 1024 + 1),
+            count: number("count").map_or(513, |n| n as usize),
+            notes: Vec::new(),
         };
         hostile.strike("init");
         Ok(hostile)
@@ -210,9 +363,9 @@ impl Provider for Hostile {
 
     fn snapshot(&mut self, _request: SnapshotRequest) -> Observation {
         self.strike("snapshot");
-        let diagnostics: Vec<Diagnostic> = Vec::new();
-        let _ = Severity::Warning;
-        full_observation(self.skills(), diagnostics, true)
+        let complete = !(self.armed("snapshot") && self.attack == "incomplete");
+        let diagnostics = self.diagnostics();
+        full_observation(self.skills(), diagnostics, complete)
     }
 
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {
@@ -228,11 +381,24 @@ impl Provider for Hostile {
 
     fn list_resources(&mut self, _name: &str) -> Result<Vec<Resource>, ProviderError> {
         self.strike("list-resources");
+        if self.armed("list-resources") && self.attack == "many-resources" {
+            let digest = format!("sha256:{}", "0".repeat(64));
+            return Ok((0..self.count)
+                .map(|i| Resource {
+                    path: format!("f{i}.md"),
+                    size: self.size,
+                    digest: digest.clone(),
+                })
+                .collect());
+        }
         Ok(Vec::new())
     }
 
     fn read_resource(&mut self, _name: &str, path: &str) -> Result<Vec<u8>, ProviderError> {
         self.strike("read-resource");
+        if self.armed("read-resource") && self.attack == "huge-resource" {
+            return Ok(vec![b'r'; self.size as usize]);
+        }
         Err(ProviderError::NotFound(path.to_string()))
     }
 

@@ -57,14 +57,22 @@ pub(super) fn stamp_of(meta: &cap_std::fs::Metadata) -> Stamp {
 /// socket or a device is opened non-blocking (so a FIFO with no writer
 /// cannot hold the host thread, which the call's deadline cannot stop) and
 /// refused once `fstat` says what it is. The check is on the opened
-/// descriptor, so nothing can be swapped in between.
+/// descriptor, so nothing can be swapped in between. A socket cannot be
+/// opened at all (`ENXIO`): that is the same refusal, not a transient
+/// failure that would leave the provider's view incomplete.
 pub(crate) fn open_regular(
     dir: &Dir,
     rel: &str,
 ) -> Result<(cap_std::fs::File, cap_std::fs::Metadata), FsError> {
     let mut options = cap_std::fs::OpenOptions::new();
     options.read(true).nonblock(true);
-    let file = dir.open_with(rel, &options).map_err(error)?;
+    let file = dir.open_with(rel, &options).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            FsError::Denied("not a regular file".to_string())
+        } else {
+            error(e)
+        }
+    })?;
     let meta = file.metadata().map_err(error)?;
     if !meta.is_file() {
         return Err(FsError::Denied("not a regular file".to_string()));
