@@ -101,10 +101,7 @@ impl ServeReport {
             &self.list_all,
         ));
         out.push_str(&line("skills/list, first page", &self.list_page));
-        out.push_str(&line(
-            "baseline: the listing in process",
-            &self.in_process,
-        ));
+        out.push_str(&line("baseline: the listing in process", &self.in_process));
         out.push_str(&format!(
             "ratio served/in-process (whole listing, p50): {:.2}\n",
             self.ratio()

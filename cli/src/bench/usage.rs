@@ -163,7 +163,6 @@ fn sessions() -> Vec<Session> {
 fn catalog() -> Catalog {
     Catalog {
         complete: true,
-        held_back: false,
         skills: (0..SKILLS)
             .map(|i| {
                 let name = format!("skill-{i:05}");
