@@ -361,3 +361,45 @@ fn a_replaced_provider_with_the_same_id_is_not_invalidated_by_the_old_one() {
     assert!(!new.signals().is_dirty(), "identity, not id");
     assert!(!registry.invalidate_provider(&old));
 }
+
+#[test]
+fn a_second_provider_with_an_id_already_registered_is_refused_by_name() {
+    let root = tree(&[("a/SKILL.md", skill_md("a", "First").as_bytes())]);
+    let runtime = runtime();
+    let registry = Registry::new();
+    registry
+        .add(runtime.local_provider(root.path()).unwrap())
+        .unwrap();
+    let error = registry
+        .add(runtime.local_provider(root.path()).unwrap())
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::DuplicateProvider { .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("already registered"), "{error}");
+    // Two mirrors on one host default to one label, hence one id: the
+    // second is refused with the fix (another label), and a label tells
+    // them apart.
+    let first = skillhost::RemoteSource::from_arg("http://127.0.0.1:9/a/index.json").unwrap();
+    let second = skillhost::RemoteSource::from_arg("http://127.0.0.1:9/b/index.json").unwrap();
+    registry
+        .add(runtime.remote_provider(&first).unwrap())
+        .unwrap();
+    let error = registry
+        .add(runtime.remote_provider(&second).unwrap())
+        .unwrap_err();
+    assert!(
+        error.to_string().contains(&first.provider_id()) && error.to_string().contains("label"),
+        "{error}"
+    );
+    let labelled = skillhost::RemoteSource::from_arg("b=http://127.0.0.1:9/b/index.json").unwrap();
+    registry
+        .add(runtime.remote_provider(&labelled).unwrap())
+        .unwrap();
+    assert_eq!(
+        registry.snapshot().skills.len(),
+        1,
+        "the local skill is still listed"
+    );
+}
