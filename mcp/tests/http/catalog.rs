@@ -130,7 +130,7 @@ async fn a_page_is_bounded_in_bytes_but_always_holds_one_whole_entry() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_listed_file_reads_back_as_the_bytes_its_digest_and_size_describe() {
     let png: &[u8] = &[0x89, b'P', b'N', b'G', 0, 1, 2, 255];
-    let md = b"---\nname: pdf-tools\ndescription: Work with PDFs\nlicense: MIT\nmetadata:\n  author: team\n  version: \"1.2\"\nallowed-tools: Read Bash\n---\n# PDF tools\n\nSee references/GUIDE.md.\n";
+    let md = b"---\nname: pdf-tools\ndescription: Work with PDFs\nlicense: MIT\nmetadata:\n  author: team\n  version: \"1.2\"\nallowed-tools: Read Bash\nx-team: core\n---\n# PDF tools\n\nSee references/GUIDE.md.\n";
     let served = Served::start(&[
         ("pdf-tools/SKILL.md", md),
         ("pdf-tools/references/GUIDE.md", b"# Guide\n"),
@@ -152,7 +152,9 @@ async fn every_listed_file_reads_back_as_the_bytes_its_digest_and_size_describe(
         assert_eq!(
             serde_json::to_value(&pdf.frontmatter).unwrap(),
             json!({"name": "pdf-tools", "description": "Work with PDFs", "license": "MIT",
-                   "metadata": {"author": "team", "version": "1.2"}, "allowed-tools": "Read Bash"})
+                   "metadata": {"author": "team", "version": "1.2"}, "allowed-tools": "Read Bash",
+                   "x-team": "core"}),
+            "every field the author wrote, unknown ones too"
         );
         let SkillResources::Files(files) = &pdf.resources else {
             panic!()
