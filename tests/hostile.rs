@@ -11,7 +11,7 @@
 
 use skillhost::sandbox::Limits;
 use skillhost::{Catalog, Diagnostic, Provider, Registry};
-use skillhost_tests::{HOSTILE_GUEST, provider_of, runtime, skill_md, tree, write};
+use skillhost_tests::{HOSTILE_GUEST, ProcessUsage, provider_of, runtime, skill_md, tree, write};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -127,8 +127,7 @@ impl Arena {
     }
 }
 
-/// What the host process holds now: threads, open descriptors, resident
-/// bytes (Linux names them in /proc).
+/// What the host process holds now (threads, descriptors, resident bytes).
 #[derive(Debug, Clone, Copy)]
 struct Usage {
     threads: usize,
@@ -138,17 +137,11 @@ struct Usage {
 
 impl Usage {
     fn now() -> Usage {
-        let count = |dir: &str| std::fs::read_dir(dir).map_or(0, |d| d.count());
-        let pages: u64 = std::fs::read_to_string("/proc/self/statm")
-            .ok()
-            .and_then(|s| s.split_whitespace().nth(1)?.parse().ok())
-            .unwrap_or(0);
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+        let now = ProcessUsage::now();
         Usage {
-            threads: count("/proc/self/task"),
-            descriptors: count("/proc/self/fd"),
-            resident: pages * page,
+            threads: now.threads,
+            descriptors: now.descriptors,
+            resident: now.resident,
         }
     }
 

@@ -20,13 +20,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn resident_kib() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    pages * 4
+    skillhost_tests::ProcessUsage::now().resident_kib()
 }
 
 fn overshoot(runtime: &Runtime) {

@@ -14,7 +14,7 @@
 use skillhost::registry::watch::WatchOptions;
 use skillhost::sandbox::Limits;
 use skillhost::{Registry, Runtime};
-use skillhost_tests::{HOSTILE_GUEST, provider_of, shared_cache_dir, skill_md};
+use skillhost_tests::{HOSTILE_GUEST, ProcessUsage, provider_of, shared_cache_dir, skill_md};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,21 +32,12 @@ struct Level {
     resident_kib: u64,
 }
 
-fn count_entries(dir: &str) -> usize {
-    std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0)
-}
-
 fn level() -> Level {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
+    let now = ProcessUsage::now();
     Level {
-        threads: count_entries("/proc/self/task"),
-        descriptors: count_entries("/proc/self/fd"),
-        resident_kib: pages * 4,
+        threads: now.threads,
+        descriptors: now.descriptors,
+        resident_kib: now.resident_kib(),
     }
 }
 

@@ -93,3 +93,39 @@ pub fn provider_of(
         caps: Caps::default(),
     })
 }
+
+/// What this process holds now: threads, open descriptors and resident
+/// bytes, as Linux names them in `/proc/self`. Hostile tests and the soak
+/// and sandbox benches compare these before and after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessUsage {
+    /// Threads (`/proc/self/task`).
+    pub threads: usize,
+    /// Open descriptors (`/proc/self/fd`).
+    pub descriptors: usize,
+    /// Resident memory in bytes (`/proc/self/statm`).
+    pub resident: u64,
+}
+
+impl ProcessUsage {
+    /// The figures now.
+    pub fn now() -> ProcessUsage {
+        let count = |dir: &str| std::fs::read_dir(dir).map_or(0, |d| d.count());
+        let pages: u64 = std::fs::read_to_string("/proc/self/statm")
+            .ok()
+            .and_then(|s| s.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0);
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+        ProcessUsage {
+            threads: count("/proc/self/task"),
+            descriptors: count("/proc/self/fd"),
+            resident: pages * page,
+        }
+    }
+
+    /// Resident memory in KiB.
+    pub fn resident_kib(&self) -> u64 {
+        self.resident / 1024
+    }
+}
