@@ -6,5 +6,6 @@ mod bench;
 mod conformance;
 mod flags;
 mod python;
+mod remote;
 mod support;
 mod usage;

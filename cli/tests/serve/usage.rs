@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// One JSON-RPC exchange per request over the server's stdio, answers
 /// matched by id (notifications the server sends meanwhile are skipped).
-fn call(
+pub fn call(
     stdin: &mut impl Write,
     lines: &std::sync::mpsc::Receiver<String>,
     id: u64,
