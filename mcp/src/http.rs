@@ -43,11 +43,18 @@ pub struct HttpOptions {
     pub max_connections: usize,
     /// Longest wait for a request's headers.
     pub header_timeout: Duration,
+    /// Longest wait for a request's body, once its headers arrived.
+    pub body_timeout: Duration,
+    /// Most 2025-11-25 sessions alive at once; an `initialize` past it is
+    /// answered 503 (each session holds a worker and its channels until it
+    /// ends or has been idle for rmcp's keep-alive).
+    pub max_sessions: usize,
 }
 
 impl HttpOptions {
     /// Listening on `addr` with the defaults: 1 MiB bodies, 1,024
-    /// connections, 10 s for headers, no token.
+    /// connections, 512 sessions, 10 s for headers and 30 s for a body, no
+    /// token.
     pub fn new(addr: SocketAddr) -> HttpOptions {
         HttpOptions {
             addr,
@@ -56,6 +63,8 @@ impl HttpOptions {
             max_body_bytes: 1 << 20,
             max_connections: 1024,
             header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_sessions: 512,
         }
     }
 }
@@ -111,6 +120,71 @@ fn plain(status: StatusCode, text: &'static str) -> Response<BoxBody<Bytes, Infa
     response
 }
 
+/// What one request may cost before rmcp sees it.
+#[derive(Debug, Clone, Copy)]
+struct BodyLimits {
+    bytes: usize,
+    timeout: Duration,
+    sessions: usize,
+}
+
+/// Reads the body within its size and time limits, and refuses an
+/// `initialize` that would open a session past the cap; a client sending
+/// its body slowly, or opening sessions without end, costs only itself.
+async fn bounded(
+    request: Request<Incoming>,
+    limits: BodyLimits,
+    sessions: &LocalSessionManager,
+) -> Result<Request<Full<Bytes>>, Response<BoxBody<Bytes, Infallible>>> {
+    let (parts, body) = request.into_parts();
+    let collected = tokio::time::timeout(
+        limits.timeout,
+        http_body_util::Limited::new(body, limits.bytes).collect(),
+    )
+    .await;
+    let bytes = match collected {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+            return Err(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "The request body is larger than this server accepts\n",
+            ));
+        }
+        Ok(Err(_)) => {
+            return Err(plain(
+                StatusCode::BAD_REQUEST,
+                "The request body was cut off\n",
+            ));
+        }
+        Err(_) => {
+            return Err(plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "The request body did not arrive in time\n",
+            ));
+        }
+    };
+    let opens_session = parts.method == http::Method::POST
+        && !parts.headers.contains_key("mcp-session-id")
+        && is_initialize(&bytes);
+    if opens_session && sessions.sessions.read().await.len() >= limits.sessions {
+        return Err(plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Too many sessions are open; end one (DELETE) or try again later\n",
+        ));
+    }
+    Ok(Request::from_parts(parts, Full::new(bytes)))
+}
+
+/// Whether a JSON-RPC message (or batch) holds an `initialize` request.
+fn is_initialize(body: &[u8]) -> bool {
+    let is = |v: &serde_json::Value| v.get("method").and_then(|m| m.as_str()) == Some("initialize");
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Array(batch)) => batch.iter().any(is),
+        Ok(message) => is(&message),
+        Err(_) => false,
+    }
+}
+
 /// A running HTTP server.
 pub struct HttpServer {
     addr: SocketAddr,
@@ -142,8 +216,15 @@ impl HttpServer {
             source,
         })?;
         let stop = CancellationToken::new();
-        let service = Arc::new(service(live, &options, addr, stop.child_token()));
-        let task = tokio::spawn(accept(listener, service, options, stop.clone()));
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service = Arc::new(service(
+            live,
+            &options,
+            addr,
+            sessions.clone(),
+            stop.child_token(),
+        ));
+        let task = tokio::spawn(accept(listener, service, sessions, options, stop.clone()));
         Ok(HttpServer {
             addr,
             stop,
@@ -181,6 +262,7 @@ fn service(
     live: Arc<Live>,
     options: &HttpOptions,
     addr: SocketAddr,
+    sessions: Arc<LocalSessionManager>,
     stop: CancellationToken,
 ) -> Service {
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
@@ -214,7 +296,7 @@ fn service(
     let server_config = Arc::new(server_config());
     StreamableHttpService::new(
         move || Ok(Handler::new(live.clone(), server_config.clone())),
-        Arc::new(LocalSessionManager::default()),
+        sessions,
         config,
     )
 }
@@ -222,6 +304,7 @@ fn service(
 async fn accept(
     listener: TcpListener,
     service: Arc<Service>,
+    sessions: Arc<LocalSessionManager>,
     options: HttpOptions,
     stop: CancellationToken,
 ) {
@@ -251,11 +334,18 @@ async fn accept(
         let token = token.clone();
         let stop = stop.clone();
         let header_timeout = options.header_timeout;
+        let limits = BodyLimits {
+            bytes: options.max_body_bytes,
+            timeout: options.body_timeout,
+            sessions: options.max_sessions,
+        };
+        let sessions = sessions.clone();
         tokio::spawn(async move {
             let _slot = slot;
             let handle = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let service = service.clone();
                 let token = token.clone();
+                let sessions = sessions.clone();
                 async move {
                     if request.uri().path() != PATH {
                         return Ok::<_, Infallible>(plain(StatusCode::NOT_FOUND, "Not Found\n"));
@@ -268,6 +358,10 @@ async fn accept(
                         );
                         return Ok(response);
                     }
+                    let request = match bounded(request, limits, &sessions).await {
+                        Ok(request) => request,
+                        Err(response) => return Ok(response),
+                    };
                     Ok(service.handle(request).await)
                 }
             });

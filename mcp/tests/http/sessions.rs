@@ -163,3 +163,60 @@ async fn clients_that_disconnect_mid_response_cost_no_other_session_anything() {
     fresh.cancel().await.unwrap();
     served.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_past_the_cap_are_refused_and_stateless_clients_still_served() {
+    let served = Served::start_with(
+        &[("a/SKILL.md", skill("a", "A").as_bytes())],
+        Default::default(),
+        |mut o| {
+            o.max_sessions = 3;
+            o
+        },
+    )
+    .await;
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        open.push(legacy(&served.url).await);
+    }
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "one-too-many", "version": "1"}}})
+    .to_string();
+    let mut refused = raw(&served.url, "POST", &[], &initialize).await;
+    let answer = String::from_utf8_lossy(&some(&mut refused, 12).await).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    // Stateless requests open no session, so the cap does not stop them,
+    // and the open sessions are still answered.
+    let modern = modern(&served.url).await;
+    assert_eq!(modern.list_all_skills().await.unwrap().len(), 1);
+    assert_eq!(open[0].list_all_skills().await.unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_never_arrives_is_answered_408_and_costs_no_one_else() {
+    let served = Served::start_with(
+        &[("a/SKILL.md", skill("a", "A").as_bytes())],
+        Default::default(),
+        |mut o| {
+            o.body_timeout = std::time::Duration::from_millis(300);
+            o
+        },
+    )
+    .await;
+    let authority = served
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let mut slow = TcpStream::connect(&authority).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\""
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    let other = modern(&served.url).await;
+    assert_eq!(other.list_all_skills().await.unwrap().len(), 1);
+    let answer = String::from_utf8_lossy(&some(&mut slow, 12).await).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+}
