@@ -3,10 +3,7 @@
 //! its label as the first segment of every URI.
 
 use crate::support::*;
-use crate::usage::call;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
 
 #[test]
 fn a_remote_given_on_the_command_line_is_served_under_its_label() {
@@ -26,40 +23,12 @@ fn a_remote_given_on_the_command_line_is_served_under_its_label() {
     let nginx = skillhost_tests::nginx::Nginx::serve(&site);
     let remote = format!("team={}", nginx.url());
     let root = fixture.root.to_str().unwrap();
-    let mut child = fixture
-        .command(&["serve", "--no-bundled", "--root", root, "--remote", &remote])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("skillhost serve starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let init = call(
-        &mut stdin,
-        &lines,
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {},
-               "clientInfo": {"name": "remote-test", "version": "1"}}),
+    let mut server = StdioServer::start(
+        &fixture,
+        &["--no-bundled", "--root", root, "--remote", &remote],
     );
-    assert!(init["result"]["serverInfo"].is_object(), "{init}");
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    )
-    .unwrap();
-    let listed = call(&mut stdin, &lines, 2, "skills/list", json!({}));
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
+    let listed = server.call("skills/list", json!({}));
+    drop(server);
     let skills = listed["result"]["skills"]
         .as_array()
         .unwrap_or_else(|| panic!("{listed}"));

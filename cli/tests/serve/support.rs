@@ -184,3 +184,87 @@ pub fn output_within(command: &mut Command, limit: Duration) -> std::process::Ou
         stderr: stderr.join().unwrap_or_default(),
     }
 }
+
+/// `skillhost serve ARGS` on stdio, initialized as an MCP client would
+/// (2025-11-25), answering one JSON-RPC request at a time; killed when
+/// dropped.
+pub struct StdioServer {
+    child: Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    next_id: u64,
+}
+
+impl StdioServer {
+    pub fn start(fixture: &Fixture, args: &[&str]) -> StdioServer {
+        use std::io::Write;
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        let mut child = fixture
+            .command(&all)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("skillhost serve starts");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut server = StdioServer {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        };
+        let init = server.call(
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                               "clientInfo": {"name": "skillhost-test", "version": "1"}}),
+        );
+        assert!(init["result"]["serverInfo"].is_object(), "{init}");
+        let stdin = server.stdin.as_mut().unwrap();
+        writeln!(
+            stdin,
+            "{}",
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        )
+        .unwrap();
+        server
+    }
+
+    /// Sends one request and returns its answer (notifications the server
+    /// sends meanwhile are skipped).
+    pub fn call(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        use std::io::Write;
+        let id = self.next_id;
+        self.next_id += 1;
+        let request =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no answer to {method}"));
+            let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == serde_json::json!(id) {
+                return message;
+            }
+        }
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
