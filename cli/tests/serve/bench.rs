@@ -22,8 +22,9 @@ fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["skills"], 20, "{report}");
     for key in [
-        "skills_list_all",
-        "skills_list_page",
+        "skills_list_http",
+        "skills_list_rmcp",
+        "skills_list_rmcp_first_page",
         "baseline_in_process",
         "change_to_list_changed",
         "beyond_window",
@@ -41,10 +42,16 @@ fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
         "{report}"
     );
     assert!(
-        report["ratio_served_in_process_p50"]
+        report["ratio_http_in_process_p50"]
             .as_f64()
             .is_some_and(|r| r > 0.0),
         "{report}"
+    );
+    assert!(
+        report["listing_bytes"]
+            .as_u64()
+            .is_some_and(|b| b > 20 * 100),
+        "every skill's entry crosses: {report}"
     );
     assert_eq!(report["idle_sessions"], 100, "{report}");
     assert!(
