@@ -1,11 +1,13 @@
 //! The released contract is frozen: a provider built against
 //! `skillhost:provider@0.1.0` must keep working with every later host, so
-//! no file under `wit/v0.1.0` may change (a new version goes beside it).
+//! no file under `guest-sdk/wit/v0.1.0` may change (a new version goes
+//! beside it). The contract lives in the SDK crate so the SDK packages on
+//! its own; the host's bindings read the same files.
 
 use sha2::{Digest, Sha256};
 use skillhost_tests::workspace;
 
-/// Every file of `wit/v0.1.0`, with the SHA-256 it was released with.
+/// Every file of `guest-sdk/wit/v0.1.0`, with the SHA-256 it was released with.
 const FROZEN: &[(&str, &str)] = &[(
     "provider.wit",
     "9db69dcfa5f4835ff865d12fa4994e8c01a895c4621209497c7a248881e4bd3c",
@@ -13,7 +15,7 @@ const FROZEN: &[(&str, &str)] = &[(
 
 #[test]
 fn the_released_contract_is_byte_for_byte_unchanged() {
-    let dir = workspace().join("wit/v0.1.0");
+    let dir = workspace().join("guest-sdk/wit/v0.1.0");
     let mut present: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -198,6 +198,17 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Describe a provider component without running it: its contract
+    /// version, imports (and which the sandbox denies), exports, size,
+    /// SHA-256, and the skillhost.toml lines that grant it, pinned.
+    Inspect {
+        /// The component (a `.wasm` file).
+        #[arg(value_name = "PROVIDER.wasm")]
+        file: PathBuf,
+        /// Print the description as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve the live catalog over MCP, with the Skills Extension: on stdin
     /// and stdout, or (with --http) as Streamable HTTP at /mcp.
     Serve {

@@ -1,11 +1,11 @@
 //! The guest side of the WIT contract: bindings, the `Provider` trait and the
 //! export macro.
 
-/// Bindings generated from `wit/v0.1.0` (`skillhost:provider@0.1.0`).
+/// Bindings generated from `guest-sdk/wit/v0.1.0` (`skillhost:provider@0.1.0`).
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit/v0.1.0",
+        path: "wit/v0.1.0",
         world: "skill-provider",
         pub_export_macro: true,
         export_macro_name: "__export_skill_provider_world",

@@ -5,6 +5,9 @@
 //!   macro that turns a type into a component.
 //! - [`files`] and [`host`]: the host's bulk file access and its callbacks.
 //! - [`delta::Changes`]: answering snapshots with only what changed.
+//! - [`listing`]: providers that compute every skill at once (skills held
+//!   in one file, a database) implement [`listing::ListingProvider`] and
+//!   get the whole contract answered.
 //! - [`skill`]: the `SKILL.md` format (the `skillhost-skill` crate), the
 //!   same parser and rules the host applies.
 //!
@@ -33,6 +36,7 @@
 
 pub mod delta;
 mod guest;
+pub mod listing;
 
 pub use guest::*;
 pub use skillhost_skill as skill;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 pub mod http;
 pub mod nginx;
+pub mod template;
 
 /// The probe guest (`tests/guests/probe`), built from source by `build.rs`.
 pub static PROBE_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_PROBE_GUEST_WASM"));

@@ -18,7 +18,6 @@ pub const TARGET: &str = "wasm32-wasip2";
 /// where a panic is how failure is reported.
 pub fn build_components(workspace_root: &Path, packages: &[&str]) -> Vec<PathBuf> {
     for watched in [
-        "wit",
         "skill",
         "guest-sdk",
         "providers",

@@ -4,6 +4,7 @@ mod bench;
 mod catalog;
 mod curate;
 mod inject;
+mod inspect;
 mod invoke;
 mod learn;
 mod load;
@@ -26,6 +27,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     // Trusting a file is about the file, not about what it would run.
     if let Command::Trust { file, json } = &cli.command {
         return trust::run(file.as_deref(), *json);
+    }
+    // Describing a component reads no configuration.
+    if let Command::Inspect { file, json } = &cli.command {
+        return inspect::run(file, *json);
     }
     let ctx = Ctx::new(cli.config.as_deref())?;
     match cli.command {
@@ -99,6 +104,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         ),
         Command::Mirror { roots, out, json } => mirror::run(&ctx, &roots, &out, json),
         Command::Trust { file, json } => trust::run(file.as_deref(), json),
+        Command::Inspect { file, json } => inspect::run(&file, json),
         Command::Serve {
             sources,
             http,

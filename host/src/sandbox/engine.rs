@@ -10,7 +10,7 @@ use super::ticker::{TickGuard, Ticker};
 use crate::error::Error;
 use std::path::PathBuf;
 use std::sync::Arc;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine};
 
 /// The shared sandbox machinery. Cheap to clone; every provider instance of a
@@ -94,22 +94,34 @@ impl SandboxEngine {
 
     /// Compiles (or loads from the cache) and pre-links a provider component.
     pub fn load(&self, bytes: &[u8]) -> Result<LoadedComponent, Error> {
-        let (component, cache) = self
-            .inner
+        let (component, cache) = self.compile(bytes)?;
+        let pre = self.link(&component).map_err(|e| {
+            Error::Component(format!(
+                "the component does not fit the skillhost:provider@0.1.0 contract: {e}"
+            ))
+        })?;
+        Ok(LoadedComponent { pre, cache })
+    }
+
+    /// Compiles (or loads from the cache) a component, without linking it.
+    pub(crate) fn compile(&self, bytes: &[u8]) -> Result<(Component, CacheOutcome), Error> {
+        self.inner
             .cache
             .load(&self.inner.engine, bytes)
-            .map_err(|e| Error::Component(format!("not a valid provider component: {e:#}")))?;
-        let pre = self
-            .inner
+            .map_err(|e| Error::Component(format!("not a valid provider component: {e:#}")))
+    }
+
+    /// Pre-links a compiled component against every import the host
+    /// provides; the error says which import is missing or mistyped.
+    pub(crate) fn link(
+        &self,
+        component: &Component,
+    ) -> Result<SkillProviderPre<HostState>, String> {
+        self.inner
             .linker
-            .instantiate_pre(&component)
+            .instantiate_pre(component)
             .and_then(SkillProviderPre::new)
-            .map_err(|e| {
-                Error::Component(format!(
-                    "the component does not fit the skillhost:provider@0.1.0 contract: {e:#}"
-                ))
-            })?;
-        Ok(LoadedComponent { pre, cache })
+            .map_err(|e| format!("{e:#}"))
     }
 
     /// Keeps the epoch ticking while the returned guard lives.

@@ -10,6 +10,7 @@
 
 pub(crate) mod bindings;
 mod compile_cache;
+pub mod describe;
 mod engine;
 mod fault;
 mod grants;

@@ -1,7 +1,7 @@
-//! Bindings of `skillhost:provider@0.1.0` (`wit/v0.1.0`).
+//! Bindings of `skillhost:provider@0.1.0` (`guest-sdk/wit/v0.1.0`, the contract's one home).
 
 wasmtime::component::bindgen!({
-    path: "../wit/v0.1.0",
+    path: "../guest-sdk/wit/v0.1.0",
     world: "skill-provider",
     // A flood of invalidations stops the provider: this import may trap.
     imports: { "skillhost:provider/host.invalidate-provider": trappable },
