@@ -2,6 +2,7 @@
 
 mod bench;
 mod catalog;
+mod conformance;
 mod curate;
 mod inject;
 mod invoke;
@@ -26,6 +27,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     // Trusting a file is about the file, not about what it would run.
     if let Command::Trust { file, json } = &cli.command {
         return trust::run(file.as_deref(), *json);
+    }
+    // The kit grants only what it is told: no configuration is read.
+    if matches!(cli.command, Command::Conformance { .. }) {
+        return conformance::run(cli.command);
     }
     let ctx = Ctx::new(cli.config.as_deref())?;
     match cli.command {
@@ -99,6 +104,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         ),
         Command::Mirror { roots, out, json } => mirror::run(&ctx, &roots, &out, json),
         Command::Trust { file, json } => trust::run(file.as_deref(), json),
+        command @ Command::Conformance { .. } => conformance::run(command),
         Command::Serve {
             sources,
             http,
