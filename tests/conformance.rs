@@ -134,12 +134,16 @@ fn the_probe_guest_passes() {
 }
 
 /// The hostile guest with `settings`, over a root of its own (so the
-/// fixture checks are skipped), and a 1 s sandbox deadline.
+/// fixture checks are skipped), and a 2 s sandbox deadline.
 fn hostile(settings: &[(&str, &str)]) -> Report {
+    hostile_within(settings, Duration::from_secs(2))
+}
+
+fn hostile_within(settings: &[(&str, &str)], limit: Duration) -> Report {
     let root = tree(&[("inside.txt", b"x")]);
     let mut options = options().root(root.path());
     options.deadlines = Deadlines {
-        limit: Some(Duration::from_secs(2)),
+        limit: Some(limit),
         ..Deadlines::default()
     };
     for (k, v) in settings {
@@ -248,7 +252,11 @@ fn a_provider_looping_in_load_fails_load_and_deadlines() {
 #[test]
 fn a_slow_call_inside_the_limit_fails_deadlines_only() {
     fails_with(
-        &hostile(&[("attack", "slow"), ("in", "load"), ("size", "1300")]),
+        // Well past the 1 s allowed, well before the 5 s limit.
+        &hostile_within(
+            &[("attack", "slow"), ("in", "load"), ("size", "1500")],
+            Duration::from_secs(5),
+        ),
         &[("deadlines", "load(\"steady\") took")],
     );
 }
@@ -274,5 +282,43 @@ fn an_incomplete_snapshot_fails_the_snapshot_check() {
     fails_with(
         &hostile(&[("attack", "incomplete")]),
         &[("snapshot", "incomplete")],
+    );
+}
+
+#[test]
+fn a_filesystem_provider_ignoring_its_root_fails_the_fixture_and_on_change() {
+    // Without a root of its own the hostile guest is granted the fixture;
+    // it imports files, so it is judged as a filesystem provider.
+    let report = run("hostile.wasm", HOSTILE_GUEST, options());
+    fails_with(
+        &report,
+        &[
+            ("fixture-snapshot", "alpha (alpha/SKILL.md) is not listed"),
+            ("on-change", "it watches nothing that covers"),
+        ],
+    );
+    let fixture = &report.get("fixture-snapshot").unwrap().detail;
+    assert!(fixture.contains("steady is listed"), "{fixture}");
+    assert!(
+        fixture.contains("no error diagnostic for broken/SKILL.md"),
+        "{fixture}"
+    );
+    let on_change = &report.get("on-change").unwrap().detail;
+    assert!(on_change.contains("did not invalidate"), "{on_change}");
+    // It answers whole lists that equal a fresh instance's: no delta fault.
+    assert_eq!(status(&report, "delta"), Some(Status::Pass));
+}
+
+#[test]
+fn the_hostile_guest_is_told_once_per_reason_what_is_denied() {
+    let detail = hostile(&[]).get("denied-imports").unwrap().detail.clone();
+    assert_eq!(
+        detail.matches("no network is granted").count(),
+        1,
+        "{detail}"
+    );
+    assert!(
+        detail.contains("wasi:sockets/tcp-create-socket@0.2.12"),
+        "{detail}"
     );
 }

@@ -37,9 +37,18 @@ pub(crate) fn denied_imports(d: &Description, refusals: &[String]) -> Check {
     let mut detail = if d.denied.is_empty() {
         "none of its imports is denied".to_string()
     } else {
-        d.denied
+        // One entry per reason: a component importing all of wasi:sockets
+        // is told once why.
+        let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+        for denied in &d.denied {
+            match reasons.iter_mut().find(|(r, _)| *r == denied.reason) {
+                Some((_, imports)) => imports.push(&denied.import),
+                None => reasons.push((&denied.reason, vec![&denied.import])),
+            }
+        }
+        reasons
             .iter()
-            .map(|x| format!("{} ({})", x.import, x.reason))
+            .map(|(reason, imports)| format!("{} ({reason})", imports.join(", ")))
             .collect::<Vec<_>>()
             .join("; ")
     };
