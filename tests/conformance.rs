@@ -322,3 +322,14 @@ fn the_hostile_guest_is_told_once_per_reason_what_is_denied() {
         "{detail}"
     );
 }
+
+#[test]
+fn a_million_entries_exhaust_the_memory_cap_and_fail_snapshot_and_memory() {
+    fails_with(
+        &hostile(&[("attack", "many-skills")]),
+        &[
+            ("snapshot", "memory"),
+            ("memory", "it ran out of memory: snapshot"),
+        ],
+    );
+}

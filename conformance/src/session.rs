@@ -40,7 +40,12 @@ pub(crate) struct Session {
     pub refusals: BTreeSet<String>,
     /// `invalidate-provider` calls of instances no longer live.
     past_invalidations: u64,
+    /// Boundary refusals beyond the ones kept.
+    pub boundary_overflow: usize,
 }
+
+/// Most boundary refusals kept (a provider may send a million bad entries).
+const MAX_KEPT: usize = 1000;
 
 /// Milliseconds, rounded up so a call is never shown as taking none.
 pub(crate) fn ms(d: Duration) -> u64 {
@@ -60,6 +65,7 @@ impl Session {
             boundary: BTreeSet::new(),
             refusals: BTreeSet::new(),
             past_invalidations: 0,
+            boundary_overflow: 0,
         }
     }
 
@@ -167,10 +173,10 @@ impl Session {
     /// Notes what of an observation breaks the host's caps or boundary.
     fn judge(&mut self, observed: &Observed) {
         let caps = self.spec.caps;
-        if observed.entries.len() > caps.max_skills {
+        if observed.dropped > 0 {
             self.boundary.insert(format!(
                 "an observation holds {} entries, over the host's cap of {}",
-                observed.entries.len(),
+                observed.entries.len() + observed.dropped,
                 caps.max_skills
             ));
         }
@@ -183,10 +189,19 @@ impl Session {
         }
         for entry in &observed.entries {
             if let Err(reason) = &entry.verdict {
+                if self.boundary.len() >= MAX_KEPT {
+                    self.boundary_overflow += 1;
+                    continue;
+                }
                 let path = skillhost::text::clip(&entry.path, 120);
                 self.boundary.insert(format!("entry {path:?}: {reason}"));
             }
         }
+    }
+
+    /// The caps the provider's answers are held to.
+    pub fn caps(&self) -> &skillhost::provider::Caps {
+        &self.spec.caps
     }
 
     /// The live instance, if there is one.

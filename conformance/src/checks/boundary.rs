@@ -7,7 +7,13 @@ use crate::session::Session;
 
 /// Judges what the session's calls met at the boundary.
 pub(crate) fn check(session: &Session) -> Check {
-    let refused: Vec<String> = session.boundary.iter().cloned().collect();
+    let mut refused: Vec<String> = session.boundary.iter().cloned().collect();
+    if session.boundary_overflow > 0 {
+        refused.push(format!(
+            "{} more entries refused",
+            session.boundary_overflow
+        ));
+    }
     let entries: usize = session
         .calls
         .iter()

@@ -193,3 +193,7 @@ pub(crate) fn check(session: &mut Session, fixture: &mut Fixture, first: &Observ
         ),
     ]
 }
+
+#[cfg(test)]
+#[path = "changes_tests.rs"]
+mod tests;

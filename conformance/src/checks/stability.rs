@@ -12,6 +12,9 @@ use skillhost::sandbox::FaultKind;
 pub const SNAPSHOTS: usize = 100;
 /// Snapshots taken before memory is first measured (allocators settle).
 const WARM_UP: usize = 10;
+/// Longest the snapshots may take in all: a provider answering slowly
+/// must not hold the kit for minutes.
+const BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
 /// Most growth allowed between the warm-up and the last snapshot.
 pub const MAX_GROWTH: usize = 1024 * 1024;
 
@@ -33,7 +36,15 @@ fn soak(session: &mut Session) -> Soak {
         failure: None,
         invalidations: 0,
     };
+    let begun = std::time::Instant::now();
     for n in 1..=SNAPSHOTS {
+        if begun.elapsed() > BUDGET {
+            soak.failure = Some(format!(
+                "stopped after {} s: snapshots this slow fail deadlines",
+                BUDGET.as_secs()
+            ));
+            break;
+        }
         if let Err(e) = session.snapshot(None, true) {
             // A dead instance's memory says nothing of the next one's.
             soak.failure = Some(format!("snapshot {n}: {}", super::said(&e)));

@@ -66,8 +66,11 @@ pub struct Observed {
     /// `None`: `entries` is the complete list; `Some(e)`: only the changes
     /// since observation `e`.
     pub base: Option<u64>,
-    /// The entries sent, in the provider's order.
+    /// The entries sent, in the provider's order, up to the host's cap on
+    /// skills (as the registry, the kit keeps no more).
     pub entries: Vec<ObservedEntry>,
+    /// Entries sent beyond that cap, dropped unexamined.
+    pub dropped: usize,
     /// Documents (entry paths) gone since `base`.
     pub removed: Vec<String>,
     /// Its diagnostics, translated as the host shows them.
@@ -173,9 +176,11 @@ impl DirectInstance {
         let obs = self
             .call(|i| i.call(|b, s| b.skillhost_provider_provider().call_snapshot(s, request)))?;
         let (grants, id, caps) = (&self.grants, self.spec.id.as_str(), &self.spec.caps);
+        let dropped = obs.skills.len().saturating_sub(caps.max_skills);
         let entries = obs
             .skills
             .into_iter()
+            .take(caps.max_skills)
             .map(|entry| ObservedEntry {
                 path: entry.path.clone(),
                 bytes: boundary::entry_bytes(&entry),
@@ -187,6 +192,7 @@ impl DirectInstance {
             base: obs.base,
             entries,
             removed: obs.removed,
+            dropped,
             diagnostics: boundary::diagnostics(obs.diagnostics, grants, id, caps),
             complete: obs.complete,
         })
@@ -308,3 +314,7 @@ impl DirectInstance {
         &self.spec
     }
 }
+
+#[cfg(test)]
+#[path = "direct_tests.rs"]
+mod tests;
