@@ -149,3 +149,21 @@ fn the_sdk_packages_on_its_own_with_the_contract_inside() {
         "the package holds the contract: {files}"
     );
 }
+
+/// The template passes the conformance kit, granted a root holding its
+/// example `skills.toml`. The kit's own fixture tree is `SKILL.md` files,
+/// which the template does not read, so the root is given and the checks
+/// that need the fixture are skipped with that reason.
+#[test]
+fn the_template_passes_the_conformance_kit() {
+    let root = tempfile::tempdir().unwrap();
+    let example = std::fs::read(template_dir().join("skills/skills.toml")).unwrap();
+    std::fs::write(root.path().join("skills.toml"), &example).unwrap();
+    let options = skillhost_conformance::Options {
+        roots: vec![root.path().to_path_buf()],
+        ..skillhost_conformance::Options::default()
+    };
+    let report = skillhost_conformance::check(template_component(), options).unwrap();
+    report.assert_passed();
+    assert!(report.passed() >= 8, "{}", report.text());
+}

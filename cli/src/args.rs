@@ -209,6 +209,31 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check a provider component against the provider contract: one line
+    /// per check (pass, fail with the reason, skip with why); exit 1 on any
+    /// failure.
+    Conformance {
+        /// The component to check.
+        #[arg(value_name = "PROVIDER.wasm")]
+        component: PathBuf,
+        /// A folder granted to the provider, read-only (default: a fixture
+        /// tree the kit lays out itself, which the fixture, delta and
+        /// on-change checks need).
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+        /// A setting passed to the provider's init.
+        #[arg(long = "setting", value_name = "K=V", value_parser = parse_setting)]
+        settings: Vec<(String, String)>,
+        /// An HTTP origin granted to the provider (scheme://host:port).
+        #[arg(long = "origin", value_name = "ORIGIN")]
+        origins: Vec<String>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Also write the report as JUnit XML to FILE.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+    },
     /// Serve the live catalog over MCP, with the Skills Extension: on stdin
     /// and stdout, or (with --http) as Streamable HTTP at /mcp.
     Serve {
@@ -397,4 +422,12 @@ pub enum View {
     User,
     /// The listing the model is given, as inject publishes it.
     Model,
+}
+
+/// A `K=V` setting.
+fn parse_setting(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!("{text:?} is not KEY=VALUE")),
+    }
 }

@@ -2,6 +2,7 @@
 
 mod bench;
 mod catalog;
+mod conformance;
 mod curate;
 mod inject;
 mod inspect;
@@ -31,6 +32,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     // Describing a component reads no configuration.
     if let Command::Inspect { file, json } = &cli.command {
         return inspect::run(file, *json);
+    }
+    // The kit grants only what it is told: no configuration is read.
+    if matches!(cli.command, Command::Conformance { .. }) {
+        return conformance::run(cli.command);
     }
     let ctx = Ctx::new(cli.config.as_deref())?;
     match cli.command {
@@ -105,6 +110,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Mirror { roots, out, json } => mirror::run(&ctx, &roots, &out, json),
         Command::Trust { file, json } => trust::run(file.as_deref(), json),
         Command::Inspect { file, json } => inspect::run(&file, json),
+        command @ Command::Conformance { .. } => conformance::run(command),
         Command::Serve {
             sources,
             http,

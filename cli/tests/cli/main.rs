@@ -1,6 +1,7 @@
 //! The `skillhost` binary, run as a user would: real folders, real output.
 
 mod config;
+mod conformance;
 mod inspect;
 mod reading;
 mod session;

@@ -12,28 +12,73 @@ use crate::sandbox::bindings::v0_1_0::types as wit;
 use crate::text::clip;
 use std::path::PathBuf;
 
+/// The host's error for a provider's answer `e`.
+pub(super) fn provider_error(provider: &str, e: wit::ProviderError) -> Error {
+    let (kind, message) = match e {
+        wit::ProviderError::NotFound(m) => (ProviderErrorKind::NotFound, m),
+        wit::ProviderError::NameMismatch(m) => (ProviderErrorKind::NameMismatch, m),
+        wit::ProviderError::Invalid(m) => (ProviderErrorKind::Invalid, m),
+        wit::ProviderError::Io(m) => (ProviderErrorKind::Io, m),
+        wit::ProviderError::Unsupported(m) => (ProviderErrorKind::Unsupported, m),
+    };
+    Error::Provider {
+        provider: provider.to_string(),
+        kind,
+        message: clip(&message, 2048).to_string(),
+    }
+}
+
+/// A resource of `bytes` bytes at `path` breaks the caps, if it does.
+pub(super) fn oversized_resource(
+    path: &str,
+    bytes: &[u8],
+    caps: &boundary::Caps,
+) -> Option<String> {
+    (bytes.len() as u64 > caps.max_resource_bytes).then(|| {
+        format!(
+            "{:?} is {} bytes, over the limit of {} per file",
+            clip(path, 256),
+            bytes.len(),
+            caps.max_resource_bytes
+        )
+    })
+}
+
+/// Host-path changes as the provider sees them; paths outside the grants
+/// are dropped.
+pub(super) fn guest_events(
+    grants: &crate::sandbox::Grants,
+    events: &[(PathBuf, ChangeKind)],
+) -> Vec<wit::ChangeEvent> {
+    events
+        .iter()
+        .filter_map(|(path, kind)| {
+            Some(wit::ChangeEvent {
+                path: grants.to_guest(path)?,
+                kind: match kind {
+                    ChangeKind::Created => wit::ChangeKind::Created,
+                    ChangeKind::Modified => wit::ChangeKind::Modified,
+                    ChangeKind::Removed => wit::ChangeKind::Removed,
+                    ChangeKind::Rescan => wit::ChangeKind::Rescan,
+                },
+            })
+        })
+        .collect()
+}
+
 impl Provider {
     fn refused(&self, e: wit::ProviderError) -> Error {
-        let (kind, message) = match e {
-            wit::ProviderError::NotFound(m) => (ProviderErrorKind::NotFound, m),
-            wit::ProviderError::NameMismatch(m) => (ProviderErrorKind::NameMismatch, m),
-            wit::ProviderError::Invalid(m) => (ProviderErrorKind::Invalid, m),
-            wit::ProviderError::Io(m) => (ProviderErrorKind::Io, m),
-            wit::ProviderError::Unsupported(m) => (ProviderErrorKind::Unsupported, m),
-        };
-        if matches!(
-            kind,
-            ProviderErrorKind::NotFound | ProviderErrorKind::NameMismatch
-        ) {
+        let error = provider_error(self.id(), e);
+        if let Error::Provider {
+            kind: ProviderErrorKind::NotFound | ProviderErrorKind::NameMismatch,
+            ..
+        } = error
+        {
             // The catalog named something the source no longer has: it is
             // stale, so the provider is asked again.
             self.invalidate();
         }
-        Error::Provider {
-            provider: self.id().to_string(),
-            kind,
-            message: clip(&message, 2048).to_string(),
-        }
+        error
     }
 
     fn faulted(&self, fault: Fault) -> Error {
@@ -100,13 +145,8 @@ impl Provider {
             })
             .map_err(|f| self.faulted(f))?;
         let bytes = answer.map_err(|e| self.refused(e))?;
-        if bytes.len() as u64 > self.spec.caps.max_resource_bytes {
-            return Err(self.boundary_error(format!(
-                "{:?} is {} bytes, over the limit of {} per file",
-                clip(path, 256),
-                bytes.len(),
-                self.spec.caps.max_resource_bytes
-            )));
+        if let Some(message) = oversized_resource(path, &bytes, &self.spec.caps) {
+            return Err(self.boundary_error(message));
         }
         Ok(bytes)
     }
@@ -115,20 +155,7 @@ impl Provider {
     /// dropped.
     pub fn on_change(&self, events: &[(PathBuf, ChangeKind)]) -> Result<(), Error> {
         self.with_instance(|i| {
-            let events: Vec<wit::ChangeEvent> = events
-                .iter()
-                .filter_map(|(path, kind)| {
-                    Some(wit::ChangeEvent {
-                        path: i.grants().to_guest(path)?,
-                        kind: match kind {
-                            ChangeKind::Created => wit::ChangeKind::Created,
-                            ChangeKind::Modified => wit::ChangeKind::Modified,
-                            ChangeKind::Removed => wit::ChangeKind::Removed,
-                            ChangeKind::Rescan => wit::ChangeKind::Rescan,
-                        },
-                    })
-                })
-                .collect();
+            let events = guest_events(i.grants(), events);
             if events.is_empty() {
                 return Ok(());
             }

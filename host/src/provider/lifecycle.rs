@@ -2,7 +2,7 @@
 //! root appears or vanishes (the grant must change), dropped after a fault
 //! and restarted only once its backoff has passed.
 
-use super::Provider;
+use super::{Provider, ProviderSpec};
 use crate::sandbox::bindings::v0_1_0::types::ProviderConfig;
 use crate::sandbox::{Fault, Grants, Instance, InstanceId, Start};
 use std::sync::Arc;
@@ -49,16 +49,7 @@ impl Provider {
             return Err(waiting);
         }
         let spec = &self.spec;
-        let grants = Arc::new(
-            Grants::for_roots(&spec.roots)
-                .with_virtual(&spec.virtual_roots)
-                .with_origins(&spec.origins),
-        );
-        let config = ProviderConfig {
-            id: spec.id.clone(),
-            roots: grants.roots.iter().map(|r| r.guest.clone()).collect(),
-            settings: spec.settings.clone(),
-        };
+        let (grants, config) = granted(spec);
         self.stats.instantiations.fetch_add(1, Ordering::Relaxed);
         let id = InstanceId::next();
         self.signals.set_live(Some(id));
@@ -84,4 +75,19 @@ impl Provider {
         super::lock(&self.health).failed(fault, &self.spec.limits, Instant::now());
         self.signals.faulted();
     }
+}
+
+/// What an instance of `spec` is granted, and what its `init` is told.
+pub(super) fn granted(spec: &ProviderSpec) -> (Arc<Grants>, ProviderConfig) {
+    let grants = Arc::new(
+        Grants::for_roots(&spec.roots)
+            .with_virtual(&spec.virtual_roots)
+            .with_origins(&spec.origins),
+    );
+    let config = ProviderConfig {
+        id: spec.id.clone(),
+        roots: grants.roots.iter().map(|r| r.guest.clone()).collect(),
+        settings: spec.settings.clone(),
+    };
+    (grants, config)
 }

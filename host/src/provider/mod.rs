@@ -6,11 +6,13 @@
 //! - `absorb`: applying an observation to what the host holds (pure);
 //! - `lifecycle` / `health`: starting, replacing and restarting instances;
 //! - `view` / `calls`: what the registry and the agent ask of it;
+//! - [`direct`]: one instance driven call by call, for conformance checks;
 //! - [`sources`]: the first-party sources (local roots, bundled, remote).
 
 mod absorb;
 pub mod boundary;
 mod calls;
+pub mod direct;
 mod health;
 mod lifecycle;
 mod namespace;

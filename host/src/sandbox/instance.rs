@@ -179,6 +179,12 @@ impl Instance {
         self.store.data().host.instance()
     }
 
+    /// Bytes of linear memory the instance has grown to (memories never
+    /// shrink, so this only rises).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.store.data().limiter.memory_total()
+    }
+
     /// The grants this instance was started with.
     pub(crate) fn grants(&self) -> &Arc<Grants> {
         &self.store.data().grants

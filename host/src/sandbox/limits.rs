@@ -88,6 +88,11 @@ impl Limiter {
             exceeded: false,
         }
     }
+
+    /// Bytes of linear memory the store's instances have grown to, in all.
+    pub(crate) fn memory_total(&self) -> usize {
+        self.memory_total
+    }
 }
 
 /// The error that stops a guest growing its memory past the cap.

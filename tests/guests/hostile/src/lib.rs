@@ -23,6 +23,8 @@
 //!   - `self-invalidate`: every snapshot calls `invalidate-provider` once and
 //!     is complete;
 //!   - `incomplete`: every snapshot is incomplete;
+//!   - `leak`: every call of the export keeps `size` more bytes for good;
+//!   - `slow`: every call of the export sleeps `size` milliseconds;
 //! - `in` = the export it happens in (`init`, `snapshot`, `load`,
 //!   `list-resources`, `read-resource`, `on-change`, `observe`; default
 //!   `snapshot`);
@@ -52,6 +54,8 @@ pub struct Hostile {
     count: usize,
     /// What the last attacks saw, reported by the next snapshot.
     notes: Vec<String>,
+    /// What `leak` keeps.
+    leaked: Vec<Vec<u8>>,
 }
 
 fn entry(root: &str, name: &str, description: String) -> SkillEntry {
@@ -220,6 +224,8 @@ impl Hostile {
                 host::log(host::LogLevel::Warn, "hostile flood over");
             }
             "self-invalidate" => host::invalidate_provider(),
+            "leak" => self.leaked.push(vec![1u8; self.size as usize]),
+            "slow" => std::thread::sleep(std::time::Duration::from_millis(self.size)),
             "http" => {
                 use wasip2::http::{outgoing_handler, types};
                 let request = types::OutgoingRequest::new(types::Fields::new());
@@ -356,6 +362,7 @@ impl Provider for Hostile {
             size: number("size").unwrap_or(16 * 1024 * 1024 + 1),
             count: number("count").map_or(513, |n| n as usize),
             notes: Vec::new(),
+            leaked: Vec::new(),
         };
         hostile.strike("init");
         Ok(hostile)

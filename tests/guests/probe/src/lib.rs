@@ -7,7 +7,7 @@
 //! `trap = <export>` panics in it, `fail-if-exists = <file>` makes
 //! `snapshot` panic while that file exists in the first root, and
 //! `invalidate-during-snapshot = <n>` makes the first n snapshots invalidate
-//! the provider while they run.
+//! the provider while they run. `load("probe")` answers its one skill.
 
 use skillhost_guest_sdk::skill::frontmatter::Frontmatter;
 use skillhost_guest_sdk::{
@@ -42,6 +42,20 @@ impl Probe {
         }
         if wants("trap") {
             panic!("probe asked to trap in {export}");
+        }
+    }
+}
+
+impl Probe {
+    /// Its one skill, placed in its first root.
+    fn entry(&self) -> SkillEntry {
+        let root = self.roots.first().cloned().unwrap_or_default();
+        let mut frontmatter = Frontmatter::defaults("probe");
+        frontmatter.description = Some("Reports what the sandbox let it do".to_string());
+        SkillEntry {
+            frontmatter: to_wit_frontmatter(frontmatter),
+            path: format!("{root}/probe/SKILL.md"),
+            base: format!("{root}/probe"),
         }
     }
 }
@@ -114,19 +128,18 @@ impl Provider for Probe {
                 },
             ),
         ];
-        let mut frontmatter = Frontmatter::defaults("probe");
-        frontmatter.description = Some("Reports what the sandbox let it do".to_string());
-        let skill = SkillEntry {
-            frontmatter: to_wit_frontmatter(frontmatter),
-            path: format!("{root}/probe/SKILL.md"),
-            base: format!("{root}/probe"),
-        };
-        full_observation(vec![skill], diagnostics, true)
+        full_observation(vec![self.entry()], diagnostics, true)
     }
 
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {
         Probe::misbehave(&self.settings, "load");
-        Err(ProviderError::NotFound(name.to_string()))
+        if name != "probe" {
+            return Err(ProviderError::NotFound(name.to_string()));
+        }
+        Ok(SkillDocument {
+            entry: self.entry(),
+            body: "Reports what the sandbox let it do.\n".to_string(),
+        })
     }
 }
 

@@ -1,0 +1,102 @@
+//! `load`: every listed name loads a document of that name; `resources`:
+//! every listed file of a skill reads back with its size and digest (and,
+//! on the fixture, the nested bundle is a file of the outer skill).
+
+use crate::fixture::NESTED_RESOURCE;
+use crate::report::Check;
+use crate::session::Session;
+use skillhost::Error;
+use skillhost::error::ProviderErrorKind;
+use skillhost_skill::digest;
+
+/// Loads every name.
+pub(crate) fn load(session: &mut Session, names: &[String]) -> Check {
+    if names.is_empty() {
+        return Check::skip("load", "it lists no skills to load");
+    }
+    let mut problems = Vec::new();
+    for name in names {
+        match session.call("load", format!("load({name:?})"), |i| i.load(name)) {
+            Ok(doc) if doc.skill.name() == name => {}
+            Ok(doc) => problems.push(format!(
+                "load({name:?}) returned a document named {:?}",
+                doc.skill.name()
+            )),
+            Err(e) => problems.push(format!("load({name:?}): {}", super::said(&e))),
+        }
+    }
+    Check::from_problems(
+        "load",
+        &problems,
+        format!("{} documents loaded, each named as listed", names.len()),
+    )
+}
+
+/// Lists and reads every skill's files.
+pub(crate) fn resources(session: &mut Session, names: &[String], fixture: bool) -> Check {
+    if names.is_empty() {
+        return Check::skip("resources", "it lists no skills");
+    }
+    let mut problems = Vec::new();
+    let (mut unsupported, mut files) = (0, 0);
+    for name in names {
+        let listed = session.call("list-resources", format!("list-resources({name:?})"), |i| {
+            i.list_resources(name)
+        });
+        let list = match listed {
+            Ok(list) => list,
+            Err(Error::Provider {
+                kind: ProviderErrorKind::Unsupported,
+                ..
+            }) => {
+                unsupported += 1;
+                continue;
+            }
+            Err(e) => {
+                problems.push(format!("list-resources({name:?}): {}", super::said(&e)));
+                continue;
+            }
+        };
+        if fixture && name == NESTED_RESOURCE.0 && !list.iter().any(|r| r.path == NESTED_RESOURCE.1)
+        {
+            problems.push(format!(
+                "list-resources({name:?}) does not list {}, the nested bundle's document",
+                NESTED_RESOURCE.1
+            ));
+        }
+        for resource in list {
+            files += 1;
+            let what = format!("read-resource({name:?}, {:?})", resource.path);
+            match session.call("read-resource", what.clone(), |i| {
+                i.read_resource(name, &resource.path)
+            }) {
+                Ok(bytes) if bytes.len() as u64 != resource.size => problems.push(format!(
+                    "{what}: {} bytes, listed as {}",
+                    bytes.len(),
+                    resource.size
+                )),
+                Ok(bytes) if !digest::matches(&bytes, &resource.digest) => problems.push(format!(
+                    "{what}: the bytes hash to {}, listed as {}",
+                    digest::sha256(&bytes),
+                    resource.digest
+                )),
+                Ok(_) => {}
+                Err(e) => problems.push(format!("{what}: {}", super::said(&e))),
+            }
+        }
+    }
+    if problems.is_empty() && unsupported == names.len() {
+        return Check::skip(
+            "resources",
+            "it does not list resources (list-resources answers unsupported)",
+        );
+    }
+    Check::from_problems(
+        "resources",
+        &problems,
+        format!(
+            "{files} files of {} skills read back with their listed size and digest",
+            names.len() - unsupported
+        ),
+    )
+}
