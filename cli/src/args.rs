@@ -24,8 +24,9 @@ pub struct SourceArgs {
     /// home folder).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
-    /// A remote mirror (a folder or index.json URL served over HTTP); its
-    /// skills are listed as LABEL:name, LABEL defaulting to the URL's host.
+    /// A remote mirror (a folder or index.json URL served over HTTP), or an
+    /// MCP skills server (mcp+https://host/path; mcp+http:// on loopback);
+    /// its skills are listed as LABEL:name, LABEL defaulting to the URL's host.
     #[arg(long = "remote", value_name = "[LABEL=]URL")]
     pub remotes: Vec<String>,
     /// Leave out the skills bundled with skillhost.
@@ -223,6 +224,10 @@ pub enum Command {
         #[arg(long, default_value_t = 500, value_name = "N",
               value_parser = clap::value_parser!(u16).range(1..=1000))]
         page_size: u16,
+        /// The ttlMs sent with cacheable results: how long a client may keep
+        /// a listing before asking again.
+        #[arg(long, default_value_t = 60_000, value_name = "MS")]
+        ttl_ms: u64,
         /// Invocations are recorded, and usage reviewed while idle, here.
         #[command(flatten)]
         state: StateArgs,

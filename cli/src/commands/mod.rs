@@ -106,6 +106,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             allow_hosts,
             window,
             page_size,
+            ttl_ms,
             state,
             json,
         } => serve::run(
@@ -117,6 +118,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 allow_hosts,
                 window,
                 page_size: usize::from(page_size),
+                ttl_ms,
                 state: &state,
                 json,
             },

@@ -5,6 +5,7 @@
 mod bench;
 mod conformance;
 mod flags;
+mod mcp_remote;
 mod python;
 mod remote;
 mod support;

@@ -1,0 +1,212 @@
+//! The remote provider over MCP (`mcp+http://`) against `skillhost serve
+//! --http` on loopback: listing across pages, loading and reading files
+//! verified against their digests, a change on the server's disk reaching
+//! the client through the host's poll, and a poll that finds nothing new
+//! invalidating nothing.
+
+use crate::support::*;
+use serde_json::Value;
+use skillhost::registry::watch::WatchOptions;
+use skillhost::{Provider, Registry, RemoteSource, RemoteTransport, Scope};
+use skillhost_tests::{runtime, skill_md};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn three_skills() -> Fixture {
+    Fixture::new(&[
+        ("alpha/SKILL.md", skill_md("alpha", "First").as_bytes()),
+        ("alpha/refs/a.md", b"reference of alpha\n"),
+        ("alpha/data.bin", &[0u8, 1, 2, 255, 254]),
+        ("beta/SKILL.md", skill_md("beta", "Second").as_bytes()),
+        ("gamma/SKILL.md", skill_md("gamma", "Third").as_bytes()),
+    ])
+}
+
+fn source(server: &Server) -> RemoteSource {
+    RemoteSource::from_arg(&format!("team=mcp+{}", server.url)).unwrap()
+}
+
+fn registry(source: &RemoteSource) -> (Registry, Arc<Provider>) {
+    let provider = runtime().remote_provider(source).unwrap();
+    let registry = Registry::new();
+    registry.add(provider.clone()).unwrap();
+    (registry, provider)
+}
+
+fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{what} never happened"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_skills_server_lists_three_pages_and_loads_verified_files() {
+    let fixture = three_skills();
+    // One entry a page: three skills are three pages.
+    let server = Server::start(&fixture, &["--page-size", "1"]);
+    let source = source(&server);
+    assert_eq!(source.transport, RemoteTransport::Mcp);
+    let (registry, provider) = registry(&source);
+    let catalog = registry.snapshot();
+    assert!(catalog.complete, "{:#?}", catalog.diagnostics);
+    let names: Vec<&str> = catalog.skills.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["team:alpha", "team:beta", "team:gamma"]);
+    for skill in &catalog.skills {
+        assert_eq!(skill.scope, Scope::Remote);
+        assert_eq!(skill.source, "remote:team");
+    }
+    let doc = registry.load("team:alpha").unwrap();
+    assert_eq!(doc.body, "# alpha\n\nBody of alpha.\n");
+    let files = registry.list_resources("team:alpha").unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["SKILL.md", "data.bin", "refs/a.md"]);
+    assert_eq!(
+        registry.read_resource("team:alpha", "refs/a.md").unwrap(),
+        b"reference of alpha\n"
+    );
+    // A binary file travels as base64 and arrives byte for byte.
+    assert_eq!(
+        registry.read_resource("team:alpha", "data.bin").unwrap(),
+        [0u8, 1, 2, 255, 254]
+    );
+    assert!(
+        registry
+            .read_resource("team:alpha", "../beta/SKILL.md")
+            .is_err()
+    );
+    assert!(
+        registry.load("alpha").is_err(),
+        "only the labelled name exists"
+    );
+    assert_eq!(provider.stats().instantiations(), 1);
+}
+
+#[test]
+fn a_poll_that_finds_nothing_new_invalidates_nothing_and_a_change_invalidates_once() {
+    let fixture = three_skills();
+    // ttlMs 0: the client may list again on every poll.
+    let server = Server::start(&fixture, &["--page-size", "1", "--ttl-ms", "0"]);
+    let (registry, provider) = registry(&source(&server));
+    assert!(registry.snapshot().complete);
+    let generation = provider.signals().generation();
+    for _ in 0..3 {
+        provider.poll().unwrap();
+    }
+    assert_eq!(
+        provider.signals().generation(),
+        generation,
+        "nothing changed"
+    );
+    std::fs::write(
+        fixture.root.join("beta/SKILL.md"),
+        skill_md("beta", "Changed on the server"),
+    )
+    .unwrap();
+    until("the server's listing changing", || {
+        provider.poll().unwrap();
+        provider.signals().generation() != generation
+    });
+    assert_eq!(provider.signals().generation(), generation + 1);
+    provider.poll().unwrap();
+    assert_eq!(provider.signals().generation(), generation + 1, "once");
+    let catalog = registry.snapshot();
+    assert_eq!(
+        catalog.get("team:beta").and_then(|s| s.description()),
+        Some("Changed on the server")
+    );
+}
+
+#[test]
+fn a_change_on_the_servers_disk_reaches_the_watching_catalog_through_the_poll() {
+    let fixture = three_skills();
+    let server = Server::start(&fixture, &["--page-size", "1", "--ttl-ms", "0"]);
+    let mut source = source(&server);
+    source.poll = Duration::from_millis(100);
+    let (registry, _provider) = registry(&source);
+    registry.watch(WatchOptions::default()).unwrap();
+    assert!(registry.snapshot().complete);
+    std::fs::create_dir_all(fixture.root.join("delta")).unwrap();
+    std::fs::write(
+        fixture.root.join("delta/SKILL.md"),
+        skill_md("delta", "Added later"),
+    )
+    .unwrap();
+    until("the new skill reaching the catalog", || {
+        registry.snapshot().get("team:delta").is_some()
+    });
+}
+
+#[test]
+fn a_long_ttl_is_honoured_so_a_poll_inside_it_asks_nothing() {
+    let fixture = three_skills();
+    let server = Server::start(&fixture, &["--ttl-ms", "600000"]);
+    let (registry, provider) = registry(&source(&server));
+    assert!(registry.snapshot().complete);
+    let generation = provider.signals().generation();
+    std::fs::write(
+        fixture.root.join("beta/SKILL.md"),
+        skill_md("beta", "Changed on the server"),
+    )
+    .unwrap();
+    // The listing may be kept for ten minutes (bounded to five): polls now
+    // do not ask, so nothing changes here.
+    for _ in 0..5 {
+        provider.poll().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(provider.signals().generation(), generation);
+    // An explicit rescan still lists.
+    provider.invalidate();
+    assert_eq!(
+        registry
+            .snapshot()
+            .get("team:beta")
+            .and_then(|s| s.description()),
+        Some("Changed on the server")
+    );
+}
+
+#[test]
+fn the_command_line_lists_and_loads_an_mcp_remote() {
+    let fixture = three_skills();
+    let server = Server::start(&fixture, &[]);
+    let remote = format!("team=mcp+{}", server.url);
+    let client = Fixture::new(&[]);
+    let listed = client
+        .command(&["catalog", "--no-bundled", "--remote", &remote, "--json"])
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let names: Vec<&str> = listed["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names, ["team:alpha", "team:beta", "team:gamma"], "{listed}");
+    let loaded = client
+        .command(&[
+            "load",
+            "team:alpha",
+            "--no-bundled",
+            "--remote",
+            &remote,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(loaded.status.success(), "{loaded:?}");
+    let loaded: Value = serde_json::from_slice(&loaded.stdout).unwrap();
+    assert!(
+        loaded["body"]
+            .as_str()
+            .is_some_and(|b| b.contains("Body of alpha")),
+        "{loaded}"
+    );
+}
