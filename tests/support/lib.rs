@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub mod http;
+pub mod mcp;
 pub mod nginx;
 
 /// The probe guest (`tests/guests/probe`), built from source by `build.rs`.

@@ -4,6 +4,7 @@
 
 mod bench;
 mod conformance;
+mod conformance_client;
 mod flags;
 mod mcp_remote;
 mod python;

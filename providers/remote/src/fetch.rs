@@ -95,7 +95,11 @@ pub fn post(
     body: &[u8],
     limit: u64,
 ) -> Result<Response, String> {
-    send(&Method::Post, url, headers, Some(body), limit)
+    // A declared length: some servers refuse chunked request bodies.
+    let length = body.len().to_string();
+    let mut all = headers.to_vec();
+    all.push(("content-length", &length));
+    send(&Method::Post, url, &all, Some(body), limit)
 }
 
 fn send(

@@ -467,22 +467,30 @@ impl RemoteProvider {
         let Some(file) = file else {
             return Ok(body);
         };
-        if let Some(size) = file.size
-            && size != body.len() as u64
-        {
-            let message = format!(
-                "{place}: the file has {} bytes, but the listing says {size}; refused",
-                body.len()
-            );
-            return Err(self.refuse(place, "size", message));
-        }
+        let listing = match self.transport {
+            Transport::Mirror { .. } => "the index",
+            Transport::Mcp { .. } => "the listing",
+        };
+        let size_wrong = file.size.filter(|&size| size != body.len() as u64);
         let actual = digest::sha256(&body);
         if actual != file.digest {
+            let also = match size_wrong {
+                Some(size) => format!(", and its size is {} bytes, not {size}", body.len()),
+                None => String::new(),
+            };
             let message = format!(
-                "{place}: the file's digest is {actual}, but the listing says {}; refused",
+                "{place}: the file's digest is {actual}, but {listing} says {}{also}; refused",
                 file.digest
             );
             return Err(self.refuse(place, "digest", message));
+        }
+        // A right digest with a wrong size: the entry itself is wrong.
+        if let Some(size) = size_wrong {
+            let message = format!(
+                "{place}: its size is {} bytes, but {listing} says {size}; refused",
+                body.len()
+            );
+            return Err(self.refuse(place, "size", message));
         }
         Ok(body)
     }
