@@ -72,6 +72,17 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Approve a remote skill (LABEL:name): its allowed-tools count as
+    /// pre-approved while every one of its files keeps the digest it has now.
+    Approve {
+        /// The remote skill's name (LABEL:name).
+        name: String,
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Print what the approval is bound to as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check skills against strict rules; report every problem, exit 1 on any error.
     Validate {
         /// A skill folder, a SKILL.md or flat .md file, or a folder of skills.

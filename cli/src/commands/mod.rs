@@ -1,5 +1,6 @@
 //! One file per command; each is a thin call into the library.
 
+mod approve;
 mod bench;
 mod catalog;
 mod curate;
@@ -35,6 +36,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             view,
             session,
         } => catalog::run(&ctx, &sources, json, view, session.as_deref()),
+        Command::Approve {
+            name,
+            sources,
+            json,
+        } => approve::run(&ctx, &name, &sources, json),
         Command::Load {
             name,
             sources,

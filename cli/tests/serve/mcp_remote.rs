@@ -210,3 +210,97 @@ fn the_command_line_lists_and_loads_an_mcp_remote() {
         "{loaded}"
     );
 }
+
+#[test]
+fn an_approval_binds_every_digest_and_a_changed_file_revokes_it() {
+    let fixture = Fixture::new(&[
+        (
+            "forky/SKILL.md",
+            b"---\nname: forky\ndescription: Runs apart\ncontext: fork\nallowed-tools: Read Grep\n---\nDo it.\n",
+        ),
+        ("forky/refs/notes.md", b"notes\n"),
+    ]);
+    let server = Server::start(&fixture, &["--ttl-ms", "0"]);
+    let remote = format!("team=mcp+{}", server.url);
+    let client = Fixture::new(&[]);
+    let try_provenance = || {
+        let out = client
+            .command(&[
+                "load",
+                "team:forky",
+                "--no-bundled",
+                "--remote",
+                &remote,
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        let value: Value = serde_json::from_slice(&out.stdout).ok()?;
+        out.status.success().then(|| value["provenance"].clone())
+    };
+    let provenance = || try_provenance().expect("team:forky loads");
+    // The server lists what its first scan found once that scan is done.
+    until("the server listing forky", || {
+        client
+            .command(&["catalog", "--no-bundled", "--remote", &remote, "--json"])
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("team:forky"))
+    });
+    let before = provenance();
+    assert_eq!(before["allowed_tools_approved"], false, "{before}");
+    assert_eq!(before["source"], "remote:team");
+    let files = before["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{before}");
+    assert!(
+        files.iter().all(|f| f["digest"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("sha256:"))
+            && f["from"]
+                .as_str()
+                .is_some_and(|u| u.starts_with(&server.url))),
+        "{before}"
+    );
+    let approved = client
+        .command(&[
+            "approve",
+            "team:forky",
+            "--no-bundled",
+            "--remote",
+            &remote,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(approved.status.success(), "{approved:?}");
+    let approved: Value = serde_json::from_slice(&approved.stdout).unwrap();
+    assert_eq!(
+        approved["files"].as_array().map(Vec::len),
+        Some(2),
+        "{approved}"
+    );
+    // The record is in the state folder, outside every discovery root.
+    let record = approved["record"].as_str().unwrap();
+    assert!(record.contains(".local/state/skillhost"), "{record}");
+    assert_eq!(provenance()["allowed_tools_approved"], true);
+    // A changed file on the server: a changed digest revokes the approval.
+    std::fs::write(
+        fixture.root.join("forky/SKILL.md"),
+        b"---\nname: forky\ndescription: Runs apart\ncontext: fork\nallowed-tools: Read Grep\n---\nDo something else.\n",
+    )
+    .unwrap();
+    until("the changed digest revoking the approval", || {
+        // While the server takes in the change, a listing may be partial.
+        try_provenance().is_some_and(|p| p["allowed_tools_approved"] == false)
+    });
+    let local = client
+        .command(&[
+            "approve",
+            "nothing-here",
+            "--no-bundled",
+            "--remote",
+            &remote,
+        ])
+        .output()
+        .unwrap();
+    assert!(!local.status.success());
+}
