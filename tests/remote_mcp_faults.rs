@@ -315,7 +315,12 @@ fn a_server_without_the_skills_extension_is_named_in_a_diagnostic() {
     let catalog = registry.snapshot();
     assert!(!catalog.complete);
     remote_diagnostic(&catalog, "does not offer the Skills Extension");
-    assert_eq!(server.methods(), ["initialize"], "nothing is listed");
+    // The stateless revision is asked too, and offers nothing either.
+    assert_eq!(
+        server.methods(),
+        ["initialize", "server/discover"],
+        "nothing is listed"
+    );
 }
 
 #[test]

@@ -5,6 +5,7 @@
 mod bench;
 mod conformance;
 mod conformance_client;
+mod fastmcp;
 mod flags;
 mod mcp_remote;
 mod python;

@@ -1,6 +1,10 @@
 //! One MCP Streamable HTTP session: `initialize` with version negotiation,
 //! the `Mcp-Session-Id` the server hands out, and requests answered as JSON
 //! or SSE. A session the server has forgotten (404) is re-initialised once.
+//! A server that offers the Skills Extension only on the stateless
+//! 2026-07-28 revision (FastMCP does) is found with `server/discover`, and
+//! every request then carries the `_meta` envelope and the `Mcp-Method` and
+//! `Mcp-Name` headers that revision asks for.
 
 use super::rpc::{self, Failure};
 use crate::fetch::{self, Url};
@@ -8,6 +12,8 @@ use serde_json::{Value, json};
 
 /// The protocol versions this client speaks, newest first.
 pub const VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+/// The stateless revision, negotiated with `server/discover`.
+pub const STATELESS: &str = "2026-07-28";
 /// The extension's identifier in `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
 /// Largest answer to `initialize`.
@@ -53,11 +59,50 @@ pub fn negotiate(result: &Value) -> Result<String, String> {
     Ok(version.to_string())
 }
 
+/// Whether a `server/discover` result offers the stateless revision with
+/// the Skills Extension.
+pub fn discovered(result: &Value) -> Result<(), String> {
+    let versions = result["supportedVersions"].as_array();
+    if !versions.is_some_and(|v| v.iter().any(|v| v.as_str() == Some(STATELESS))) {
+        return Err(format!("server/discover does not offer {STATELESS}"));
+    }
+    if result["capabilities"]["extensions"]
+        .get(EXTENSION)
+        .is_none()
+    {
+        return Err(format!(
+            "the server does not offer the Skills Extension: {EXTENSION} is not in its capabilities.extensions"
+        ));
+    }
+    Ok(())
+}
+
+/// The `_meta` envelope every request of the stateless revision carries.
+pub fn envelope() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": STATELESS,
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXTENSION: {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "skillhost-remote", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+/// `params` with the stateless envelope added.
+pub fn with_envelope(params: Value) -> Value {
+    let mut params = match params {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    params.insert("_meta".to_string(), envelope());
+    Value::Object(params)
+}
+
 /// A session with one endpoint.
 pub struct Session {
     endpoint: Url,
     id: Option<String>,
     version: Option<String>,
+    /// The stateless revision: no session, an envelope on every request.
+    stateless: bool,
     next_id: u64,
     /// Bytes received since the counter was last taken.
     pub received: u64,
@@ -70,6 +115,7 @@ impl Session {
             endpoint,
             id: None,
             version: None,
+            stateless: false,
             next_id: 1,
             received: 0,
         }
@@ -84,13 +130,24 @@ impl Session {
     pub fn reset(&mut self) {
         self.id = None;
         self.version = None;
+        self.stateless = false;
     }
 
     fn post(&mut self, body: &[u8], limit: u64) -> Result<fetch::Response, String> {
+        self.post_with(body, limit, &[])
+    }
+
+    fn post_with(
+        &mut self,
+        body: &[u8],
+        limit: u64,
+        extra: &[(&str, &str)],
+    ) -> Result<fetch::Response, String> {
         let mut headers = vec![
             ("content-type", "application/json"),
             ("accept", "application/json, text/event-stream"),
         ];
+        headers.extend_from_slice(extra);
         if let Some(id) = &self.id {
             headers.push(("mcp-session-id", id));
         }
@@ -113,9 +170,14 @@ impl Session {
         let response = self
             .post(&rpc::request(id, "initialize", params), MAX_INIT_BYTES)
             .map_err(CallError::Transport)?;
-        let result = self.result_of(&response, id, "initialize")?;
-        let version = negotiate(&result)
-            .map_err(|m| CallError::Transport(format!("{}: {m}", self.endpoint())))?;
+        let result = self.result_of(&response, id, "initialize");
+        let version = match result.and_then(|r| {
+            negotiate(&r).map_err(|m| CallError::Transport(format!("{}: {m}", self.endpoint())))
+        }) {
+            Ok(version) => version,
+            // The extension may be offered on the stateless revision only.
+            Err(e) => return self.discover().map_err(|_| e),
+        };
         self.id = response.header("mcp-session-id").map(str::to_string);
         self.version = Some(version);
         let sent = self
@@ -131,6 +193,24 @@ impl Session {
                 sent.status
             )));
         }
+        Ok(())
+    }
+
+    fn discover(&mut self) -> Result<(), CallError> {
+        let id = self.take_id();
+        let body = rpc::request(id, "server/discover", with_envelope(json!({})));
+        let headers = [
+            ("mcp-protocol-version", STATELESS),
+            ("mcp-method", "server/discover"),
+        ];
+        let response = self
+            .post_with(&body, MAX_INIT_BYTES, &headers)
+            .map_err(CallError::Transport)?;
+        let result = self.result_of(&response, id, "server/discover")?;
+        discovered(&result)
+            .map_err(|m| CallError::Transport(format!("{}: {m}", self.endpoint())))?;
+        self.version = Some(STATELESS.to_string());
+        self.stateless = true;
         Ok(())
     }
 
@@ -171,9 +251,18 @@ impl Session {
         let mut renewed = false;
         loop {
             let id = self.take_id();
-            let response = self
-                .post(&rpc::request(id, method, params.clone()), limit)
-                .map_err(CallError::Transport)?;
+            let response = if self.stateless {
+                let name = params["uri"].as_str().unwrap_or_default().to_string();
+                let mut headers = vec![("mcp-method", method)];
+                if !name.is_empty() {
+                    headers.push(("mcp-name", &name));
+                }
+                let body = rpc::request(id, method, with_envelope(params.clone()));
+                self.post_with(&body, limit, &headers)
+            } else {
+                self.post(&rpc::request(id, method, params.clone()), limit)
+            }
+            .map_err(CallError::Transport)?;
             if response.status == 404 && self.id.is_some() && !renewed {
                 renewed = true;
                 self.initialize()?;
