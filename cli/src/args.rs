@@ -269,6 +269,11 @@ pub enum Command {
         /// list_changed, memory per idle session.
         #[arg(long, conflicts_with_all = ["latency", "catalog"])]
         serve: bool,
+        /// Measure the remote provider over MCP instead: listing SKILLS
+        /// from `skillhost serve --http` cold and on an unchanged poll
+        /// (time, and bytes both ways through a counting proxy).
+        #[arg(long, conflicts_with_all = ["latency", "catalog", "serve"])]
+        remote_mcp: bool,
         /// Entries per skills/list page for --serve.
         #[arg(long, default_value_t = 500, value_name = "N")]
         page_size: usize,
