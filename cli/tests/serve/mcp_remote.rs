@@ -304,3 +304,40 @@ fn an_approval_binds_every_digest_and_a_changed_file_revokes_it() {
         .unwrap();
     assert!(!local.status.success());
 }
+
+#[test]
+fn serve_re_serves_an_mcp_remote_under_its_label_and_reads_through_it() {
+    let fixture = three_skills();
+    let upstream = Server::start(&fixture, &[]);
+    let remote = format!("team=mcp+{}", upstream.url);
+    let client = Fixture::new(&[]);
+    let root = client.root.to_str().unwrap().to_string();
+    let mut server = crate::support::StdioServer::start(
+        &client,
+        &["--no-bundled", "--root", &root, "--remote", &remote],
+    );
+    let listed = server.call("skills/list", serde_json::json!({}));
+    let uris: Vec<&str> = listed["result"]["skills"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .iter()
+        .filter_map(|s| s["uri"].as_str())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://team/alpha/SKILL.md",
+            "skill://team/beta/SKILL.md",
+            "skill://team/gamma/SKILL.md"
+        ],
+        "{listed}"
+    );
+    let read = server.call(
+        "resources/read",
+        serde_json::json!({"uri": "skill://team/alpha/refs/a.md"}),
+    );
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "reference of alpha\n",
+        "{read}"
+    );
+}
