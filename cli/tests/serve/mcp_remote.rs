@@ -209,6 +209,20 @@ fn the_command_line_lists_and_loads_an_mcp_remote() {
             .is_some_and(|b| b.contains("Body of alpha")),
         "{loaded}"
     );
+    let invoked = client
+        .command(&[
+            "invoke",
+            "--as",
+            "model",
+            "--no-bundled",
+            "--remote",
+            &remote,
+            "team:beta",
+        ])
+        .output()
+        .unwrap();
+    assert!(invoked.status.success(), "{invoked:?}");
+    assert!(String::from_utf8_lossy(&invoked.stdout).contains("Body of beta."));
 }
 
 #[test]
