@@ -24,8 +24,9 @@ pub struct SourceArgs {
     /// home folder).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
-    /// A remote mirror (a folder or index.json URL served over HTTP); its
-    /// skills are listed as LABEL:name, LABEL defaulting to the URL's host.
+    /// A remote mirror (a folder or index.json URL served over HTTP), or an
+    /// MCP skills server (mcp+https://host/path; mcp+http:// on loopback);
+    /// its skills are listed as LABEL:name, LABEL defaulting to the URL's host.
     #[arg(long = "remote", value_name = "[LABEL=]URL")]
     pub remotes: Vec<String>,
     /// Leave out the skills bundled with skillhost.
@@ -68,6 +69,17 @@ pub enum Command {
         #[command(flatten)]
         sources: SourceArgs,
         /// Print the skill and its body as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve a remote skill (LABEL:name): its allowed-tools count as
+    /// pre-approved while every one of its files keeps the digest it has now.
+    Approve {
+        /// The remote skill's name (LABEL:name).
+        name: String,
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Print what the approval is bound to as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -259,6 +271,10 @@ pub enum Command {
         #[arg(long, default_value_t = 500, value_name = "N",
               value_parser = clap::value_parser!(u16).range(1..=1000))]
         page_size: u16,
+        /// The ttlMs sent with cacheable results: how long a client may keep
+        /// a listing before asking again.
+        #[arg(long, default_value_t = 60_000, value_name = "MS")]
+        ttl_ms: u64,
         /// Invocations are recorded, and usage reviewed while idle, here.
         #[command(flatten)]
         state: StateArgs,
@@ -289,6 +305,11 @@ pub enum Command {
         /// list_changed, memory per idle session.
         #[arg(long, conflicts_with_all = ["latency", "catalog"])]
         serve: bool,
+        /// Measure the remote provider over MCP instead: listing SKILLS
+        /// from `skillhost serve --http` cold and on an unchanged poll
+        /// (time, and bytes both ways through a counting proxy).
+        #[arg(long, conflicts_with_all = ["latency", "catalog", "serve"])]
+        remote_mcp: bool,
         /// Entries per skills/list page for --serve.
         #[arg(long, default_value_t = 500, value_name = "N")]
         page_size: usize,

@@ -101,7 +101,7 @@ pub mod usage;
 
 pub use error::Error;
 pub use model::{Catalog, Diagnostic, Location, Scope, Severity, Skill, SkillDocument};
-pub use provider::sources::remote::RemoteSource;
+pub use provider::sources::remote::{RemoteSource, Transport as RemoteTransport};
 pub use provider::{Provider, ProviderSpec};
 pub use registry::Registry;
 pub use runtime::{Runtime, Sources};

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub mod http;
+pub mod mcp;
 pub mod nginx;
 pub mod template;
 

@@ -15,6 +15,7 @@
 
 pub mod catalog;
 pub mod latency;
+pub mod remote_mcp;
 pub mod scan;
 pub mod serve;
 pub mod usage;

@@ -298,9 +298,10 @@ impl ClientHandler for Listener {
 }
 
 /// The child `skillhost serve`; killed when dropped.
-struct Served {
+pub(crate) struct Served {
     child: Child,
-    url: String,
+    /// Its MCP endpoint.
+    pub(crate) url: String,
 }
 
 impl Drop for Served {
@@ -311,6 +312,16 @@ impl Drop for Served {
 }
 
 fn serve(root: &Path, page_size: usize, window: Duration) -> Result<Served> {
+    serve_with(root, page_size, window, &[])
+}
+
+/// `skillhost serve --http` on loopback over `root`, with `extra` arguments.
+pub(crate) fn serve_with(
+    root: &Path,
+    page_size: usize,
+    window: Duration,
+    extra: &[&str],
+) -> Result<Served> {
     let exe = std::env::current_exe().context("cannot find this program")?;
     let mut child = Command::new(exe)
         .args([
@@ -325,6 +336,7 @@ fn serve(root: &Path, page_size: usize, window: Duration) -> Result<Served> {
         .arg(window.as_millis().to_string())
         .arg("--root")
         .arg(root)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

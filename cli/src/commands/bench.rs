@@ -16,6 +16,7 @@ pub struct Args {
     pub latency: bool,
     pub catalog: bool,
     pub serve: bool,
+    pub remote_mcp: bool,
     pub page_size: usize,
     pub reps: usize,
     pub poll: bool,
@@ -26,6 +27,10 @@ pub struct Args {
 pub fn run(ctx: &Ctx, a: Args) -> Result<ExitCode> {
     let (json, text) = if a.usage {
         let report = benches::usage::run(a.rounds.min(5))?;
+        (report.to_json(), report.render())
+    } else if a.remote_mcp {
+        let report =
+            benches::remote_mcp::run(&ctx.runtime, a.skills, a.rounds.max(3), a.page_size)?;
         (report.to_json(), report.render())
     } else if a.serve {
         let options = benches::serve::ServeOptions {

@@ -1,5 +1,6 @@
 //! One file per command; each is a thin call into the library.
 
+mod approve;
 mod bench;
 mod catalog;
 mod conformance;
@@ -45,6 +46,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             view,
             session,
         } => catalog::run(&ctx, &sources, json, view, session.as_deref()),
+        Command::Approve {
+            name,
+            sources,
+            json,
+        } => approve::run(&ctx, &name, &sources, json),
         Command::Load {
             name,
             sources,
@@ -118,6 +124,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             allow_hosts,
             window,
             page_size,
+            ttl_ms,
             state,
             json,
         } => serve::run(
@@ -129,6 +136,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 allow_hosts,
                 window,
                 page_size: usize::from(page_size),
+                ttl_ms,
                 state: &state,
                 json,
             },
@@ -139,6 +147,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             latency,
             catalog,
             serve,
+            remote_mcp,
             page_size,
             reps,
             poll,
@@ -152,6 +161,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 latency,
                 catalog,
                 serve,
+                remote_mcp,
                 page_size,
                 reps,
                 poll,

@@ -22,6 +22,7 @@ pub struct Args<'a> {
     pub allow_hosts: Vec<String>,
     pub window: u64,
     pub page_size: usize,
+    pub ttl_ms: u64,
     pub state: &'a StateArgs,
     pub json: bool,
 }
@@ -84,6 +85,7 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
             ..WatchOptions::default()
         },
         page_size: a.page_size,
+        ttl_ms: a.ttl_ms,
         usage,
         ..Options::default()
     };

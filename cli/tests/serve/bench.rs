@@ -60,3 +60,42 @@ fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
     );
     assert!(report["rss_per_session_kib"].as_f64().is_some(), "{report}");
 }
+
+#[test]
+fn the_remote_mcp_bench_reports_cold_and_unchanged_listings_with_their_bytes() {
+    let fixture = Fixture::new(&[]);
+    let out = output_within(
+        &mut fixture.command(&[
+            "bench",
+            "--remote-mcp",
+            "--skills",
+            "30",
+            "--rounds",
+            "3",
+            "--page-size",
+            "10",
+            "--json",
+        ]),
+        Duration::from_secs(300),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["skills"], 30, "{report}");
+    for key in ["cold_ms", "unchanged_poll_ms"] {
+        assert!(
+            report[key]["p50"].as_f64().is_some_and(|v| v > 0.0),
+            "{key}: {report}"
+        );
+    }
+    // Three pages each way: a listing moves more than its entries' names.
+    for key in ["cold_bytes", "unchanged_poll_bytes"] {
+        assert!(
+            report[key].as_u64().is_some_and(|b| b > 30 * 40),
+            "{key}: {report}"
+        );
+    }
+}

@@ -4,7 +4,10 @@
 
 mod bench;
 mod conformance;
+mod conformance_client;
+mod fastmcp;
 mod flags;
+mod mcp_remote;
 mod python;
 mod remote;
 mod support;

@@ -118,3 +118,36 @@ fn nothing_is_granted_that_the_file_does_not_grant() {
     let p = &config.providers[0];
     assert!(p.roots.is_empty() && p.origins.is_empty() && p.settings.is_empty());
 }
+
+#[test]
+fn a_remote_provider_reads_an_mcp_server_with_transport_mcp() {
+    let config = parse(
+        "[[provider]]\nbuiltin = \"remote\"\ntransport = \"mcp\"\nurl = \"https://skills.example.com/mcp\"\nlabel = \"hosted\"\n",
+    )
+    .unwrap();
+    let Source::Remote(remote) = &config.providers[0].source else {
+        panic!("{:?}", config.providers[0].source)
+    };
+    assert_eq!(
+        remote.transport,
+        crate::provider::sources::remote::Transport::Mcp
+    );
+    assert_eq!(remote.label, "hosted");
+    assert!(
+        remote
+            .settings()
+            .contains(&("transport".to_string(), "mcp".to_string()))
+    );
+    let (line, key, message) = error(
+        "[[provider]]\nbuiltin = \"remote\"\nurl = \"https://h/mcp\"\ntransport = \"carrier-pigeon\"\n",
+    );
+    assert_eq!((line, key.as_str()), (4, "transport"));
+    assert!(message.contains("expected"), "{message}");
+    let (_, key, message) = error(
+        "[[provider]]\nbuiltin = \"remote\"\nurl = \"http://skills.example.com/mcp\"\ntransport = \"mcp\"\n",
+    );
+    assert_eq!(key, "transport");
+    assert!(message.contains("only for loopback"), "{message}");
+    let (_, key, _) = error("[[provider]]\nbuiltin = \"local\"\ntransport = \"mcp\"\n");
+    assert_eq!(key, "transport");
+}

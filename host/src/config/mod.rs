@@ -22,6 +22,12 @@
 //! label = "team"                    # skills appear as team:<name> (default: the URL's host)
 //! poll_seconds = 60                 # how often the index is checked while watching
 //! # origins = [...]                 # default: the URL's origin, nothing else
+//!
+//! [[provider]]
+//! builtin = "remote"
+//! transport = "mcp"                 # an MCP server with the Skills Extension
+//! url = "https://skills.example.com/mcp"
+//! label = "hosted"
 //! ```
 //!
 //! The bundled skills come last unless the file says `bundled = false` at

@@ -49,6 +49,7 @@ struct ProviderTable {
     label: Option<Spanned<String>>,
     poll_seconds: Option<Spanned<u64>>,
     max_index_bytes: Option<Spanned<u64>>,
+    transport: Option<Spanned<String>>,
 }
 
 /// The range of every number the file may give: a value outside it is an
@@ -161,6 +162,22 @@ impl Reader<'_> {
         })?;
         let mut remote = RemoteSource::new(url.get_ref())
             .map_err(|e| self.invalid(self.at(url.span()), "url", e.to_string()))?;
+        if let Some(transport) = &t.transport {
+            let chosen = match transport.get_ref().as_str() {
+                "mirror" => remote::Transport::Mirror,
+                "mcp" => remote::Transport::Mcp,
+                other => {
+                    return Err(self.invalid(
+                        self.at(transport.span()),
+                        "transport",
+                        format!("unknown transport {other:?}; expected \"mirror\" or \"mcp\""),
+                    ));
+                }
+            };
+            remote = remote
+                .with_transport(chosen)
+                .map_err(|e| self.invalid(self.at(transport.span()), "transport", e.to_string()))?;
+        }
         if let Some(label) = &t.label {
             remote = remote
                 .labelled(label.get_ref())
@@ -180,6 +197,7 @@ impl Reader<'_> {
                 ("url", t.url.as_ref().map(Spanned::span)),
                 ("label", t.label.as_ref().map(Spanned::span)),
                 ("poll_seconds", t.poll_seconds.as_ref().map(Spanned::span)),
+                ("transport", t.transport.as_ref().map(Spanned::span)),
                 (
                     "max_index_bytes",
                     t.max_index_bytes.as_ref().map(Spanned::span),

@@ -46,6 +46,10 @@ pub struct ForkPlan {
     pub prompt: String,
     /// Tools the sub-agent may use (empty: no restriction).
     pub allowed_tools: Vec<String>,
+    /// Whether those tools count as pre-approved (run without asking): a
+    /// remote skill's only once the user approved it as it is now
+    /// (`skillhost approve`).
+    pub allowed_tools_approved: bool,
     /// The model to use, if the skill says.
     pub model: Option<String>,
     /// The effort to use, if the skill says.
@@ -64,6 +68,7 @@ impl ForkPlan {
             "skill": self.skill,
             "prompt": self.prompt,
             "allowed_tools": self.allowed_tools,
+            "allowed_tools_approved": self.allowed_tools_approved,
             "model": self.model,
             "effort": self.effort,
             "agent": self.agent,
@@ -217,6 +222,7 @@ pub fn invoke(
             skill: doc.skill.name().to_string(),
             prompt: text,
             allowed_tools: f.allowed_tools.clone(),
+            allowed_tools_approved: super::approval::tools_approved(registry, doc.skill.name()),
             model: f.model.clone(),
             effort: f.effort.clone(),
             agent: f.agent.clone(),

@@ -3,6 +3,7 @@
 //! conditional activation, and invocation.
 
 pub mod activation;
+pub mod approval;
 pub mod inject;
 pub mod invoke;
 pub mod log;

@@ -1,17 +1,27 @@
-//! One HTTP GET through `wasi:http`, bounded in size. The host decides
+//! One HTTP GET or POST through `wasi:http`, bounded in size. The host decides
 //! which origins are reachable and how long a request may wait.
 
 use wasip2::http::outgoing_handler;
-use wasip2::http::types::{Fields, Method, OutgoingRequest, Scheme};
+use wasip2::http::types::{Fields, Method, OutgoingBody, OutgoingRequest, Scheme};
 
 /// What came back.
 pub struct Response {
     /// The HTTP status.
     pub status: u16,
-    /// The `ETag` header, if any.
-    pub etag: Option<String>,
+    /// The headers, names in lowercase.
+    pub headers: Vec<(String, String)>,
     /// The body (empty for 304).
     pub body: Vec<u8>,
+}
+
+impl Response {
+    /// The first value of header `name` (lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// A URL split the way `wasi:http` wants it.
@@ -70,11 +80,40 @@ impl Url {
 /// GETs `url`, sending `If-None-Match` when an ETag is known, reading at
 /// most `limit` bytes of body.
 pub fn get(url: &Url, etag: Option<&str>, limit: u64) -> Result<Response, String> {
-    let mut headers: Vec<(String, Vec<u8>)> = vec![("accept".to_string(), b"*/*".to_vec())];
+    let mut headers = vec![("accept", "*/*")];
     if let Some(tag) = etag {
-        headers.push(("if-none-match".to_string(), tag.as_bytes().to_vec()));
+        headers.push(("if-none-match", tag));
     }
-    let fields = Fields::from_list(&headers).map_err(|e| format!("bad request header: {e:?}"))?;
+    send(&Method::Get, url, &headers, None, limit)
+}
+
+/// POSTs `body` to `url` with `headers`, reading at most `limit` bytes of
+/// the answer.
+pub fn post(
+    url: &Url,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    limit: u64,
+) -> Result<Response, String> {
+    // A declared length: some servers refuse chunked request bodies.
+    let length = body.len().to_string();
+    let mut all = headers.to_vec();
+    all.push(("content-length", &length));
+    send(&Method::Post, url, &all, Some(body), limit)
+}
+
+fn send(
+    method: &Method,
+    url: &Url,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+    limit: u64,
+) -> Result<Response, String> {
+    let list: Vec<(String, Vec<u8>)> = headers
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.as_bytes().to_vec()))
+        .collect();
+    let fields = Fields::from_list(&list).map_err(|e| format!("bad request header: {e:?}"))?;
     let request = OutgoingRequest::new(fields);
     let scheme = if url.scheme == "https" {
         Scheme::Https
@@ -82,13 +121,35 @@ pub fn get(url: &Url, etag: Option<&str>, limit: u64) -> Result<Response, String
         Scheme::Http
     };
     request
-        .set_method(&Method::Get)
+        .set_method(method)
         .and_then(|()| request.set_scheme(Some(&scheme)))
         .and_then(|()| request.set_authority(Some(&url.authority)))
         .and_then(|()| request.set_path_with_query(Some(&url.path)))
         .map_err(|()| format!("{}: not a valid request", url.text()))?;
+    let outgoing = match body {
+        Some(_) => Some(
+            request
+                .body()
+                .map_err(|()| format!("{}: no request body", url.text()))?,
+        ),
+        None => None,
+    };
     let pending =
         outgoing_handler::handle(request, None).map_err(|e| format!("{}: {e:?}", url.text()))?;
+    if let (Some(outgoing), Some(bytes)) = (outgoing, body) {
+        let stream = outgoing
+            .write()
+            .map_err(|()| format!("{}: the request body cannot be written", url.text()))?;
+        // `blocking-write-and-flush` takes at most 4096 bytes at a time.
+        for chunk in bytes.chunks(4096) {
+            stream
+                .blocking_write_and_flush(chunk)
+                .map_err(|e| format!("{}: the request body broke off: {e:?}", url.text()))?;
+        }
+        drop(stream);
+        OutgoingBody::finish(outgoing, None)
+            .map_err(|e| format!("{}: the request body broke off: {e:?}", url.text()))?;
+    }
     pending.subscribe().block();
     let response = match pending.get() {
         Some(Ok(Ok(response))) => response,
@@ -96,12 +157,12 @@ pub fn get(url: &Url, etag: Option<&str>, limit: u64) -> Result<Response, String
         Some(Err(())) | None => return Err(format!("{}: no response", url.text())),
     };
     let status = response.status();
-    let etag = response
+    let headers = response
         .headers()
-        .get("etag")
+        .entries()
         .into_iter()
-        .next()
-        .and_then(|v| String::from_utf8(v).ok());
+        .filter_map(|(n, v)| Some((n.to_ascii_lowercase(), String::from_utf8(v).ok()?)))
+        .collect();
     let mut body = Vec::new();
     if status != 304 {
         let incoming = response
@@ -123,7 +184,11 @@ pub fn get(url: &Url, etag: Option<&str>, limit: u64) -> Result<Response, String
             }
         }
     }
-    Ok(Response { status, etag, body })
+    Ok(Response {
+        status,
+        headers,
+        body,
+    })
 }
 
 #[cfg(test)]

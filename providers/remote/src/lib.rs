@@ -1,6 +1,7 @@
 //! The remote skill provider: skills from a static mirror served
 //! over HTTP — an `index.json` holding an MCP Skills Extension (SEP-2640)
-//! `skills/list` result, with every file beside it.
+//! `skills/list` result, with every file beside it — or from an MCP server
+//! offering the extension (`transport = mcp`), over Streamable HTTP.
 //!
 //! - The index is fetched with conditional GETs (ETag / If-None-Match); a
 //!   poll answered 304 costs one small request and invalidates nothing.
@@ -10,12 +11,18 @@
 //!   nothing is loaded.
 //! - A network failure makes the observation incomplete; the host keeps the
 //!   last complete view.
+//! - Over MCP, every page of `skills/list` is read on each poll the server's
+//!   `ttlMs` allows (bounded by `max_ttl_ms`); an unchanged listing
+//!   invalidates nothing. Files come from `resources/read` when needed, and
+//!   are checked exactly as a mirror's are.
 //!
-//! Settings: `url` (the mirror, e.g. `https://skills.example.com/team/`) and
-//! `max_index_bytes` (default 16 MiB). Only origins the host granted are
-//! reachable.
+//! Settings: `url` (the mirror, e.g. `https://skills.example.com/team/`, or
+//! the MCP endpoint), `transport` (`mirror`, the default, or `mcp`),
+//! `max_index_bytes` (default 16 MiB; over MCP, per page) and `max_ttl_ms`
+//! (default 5 minutes). Only origins the host granted are reachable.
 
 mod fetch;
+pub mod mcp;
 
 use std::collections::BTreeMap;
 
@@ -39,6 +46,9 @@ pub const ROOT: &str = "/remote";
 pub const DEFAULT_MAX_INDEX_BYTES: u64 = 16 * 1024 * 1024;
 /// Largest resource fetched.
 pub const MAX_RESOURCE_BYTES: u64 = 64 * 1024 * 1024;
+/// Longest a server's `ttlMs` is honoured unless the settings say otherwise:
+/// a server asking for more is still polled this often.
+pub const DEFAULT_MAX_TTL_MS: u64 = 5 * 60 * 1000;
 
 /// One file of a remote skill, from the index.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,7 +56,8 @@ struct File {
     /// Relative to the skill's folder.
     path: String,
     digest: String,
-    size: u64,
+    /// Absent when the server did not say.
+    size: Option<u64>,
 }
 
 /// One skill of the index.
@@ -54,18 +65,37 @@ struct File {
 struct Remote {
     /// The skill's folder in the mirror (`skill://<folder>/SKILL.md`).
     folder: String,
+    /// Its resources are `"dynamic"`: known only through `skills/get`.
+    dynamic: bool,
     /// The frontmatter exactly as the index gives it.
     frontmatter: Value,
     entry: SkillEntry,
     files: Vec<File>,
 }
 
+/// Where the skills come from.
+enum Transport {
+    /// A static mirror: its `index.json`, fetched conditionally.
+    Mirror {
+        index_url: Url,
+        etag: Option<String>,
+    },
+    /// An MCP server with the Skills Extension.
+    Mcp {
+        client: Box<mcp::Client>,
+        /// The shortest `ttlMs` of the last listing.
+        ttl_ms: Option<u64>,
+        /// When it was listed (monotonic nanoseconds).
+        listed_at: Option<u64>,
+        max_ttl_ms: u64,
+    },
+}
+
 /// The provider's state between calls.
 pub struct RemoteProvider {
     id: String,
-    index_url: Url,
+    transport: Transport,
     max_index_bytes: u64,
-    etag: Option<String>,
     skills: Vec<Remote>,
     problems: Vec<Diagnostic>,
     /// Files refused since the index last changed, by URL: shown in every
@@ -86,12 +116,23 @@ fn problem(path: &str, message: String) -> Diagnostic {
     }
 }
 
-/// The folder and file of a `skill://<folder>/<file>` URI, both safe to
-/// join to the mirror's URL.
-fn split_uri(uri: &str) -> Option<(&str, &str)> {
-    let rest = uri.strip_prefix("skill://")?;
-    let (folder, file) = rest.split_once('/')?;
-    (segments::is_relative(folder) && segments::is_relative(file)).then_some((folder, file))
+/// The folder of a `skill://<folder>/SKILL.md` URI (the folder may hold
+/// several segments), safe to join to a URL.
+fn skill_folder(uri: &str) -> Option<&str> {
+    let folder = uri
+        .strip_prefix("skill://")?
+        .strip_suffix(SKILL_FILE)?
+        .strip_suffix('/')?;
+    segments::is_relative(folder).then_some(folder)
+}
+
+/// The path of a resource URI inside the skill at `folder`.
+fn resource_path<'u>(uri: &'u str, folder: &str) -> Option<&'u str> {
+    let path = uri
+        .strip_prefix("skill://")?
+        .strip_prefix(folder)?
+        .strip_prefix('/')?;
+    segments::is_relative(path).then_some(path)
 }
 
 /// The YAML text of a JSON frontmatter, as `SKILL.md` would hold it.
@@ -110,11 +151,8 @@ impl RemoteProvider {
     /// Parses one index entry into a skill, or says why it is unusable.
     fn entry(&self, value: &Value) -> Result<Remote, String> {
         let uri = value["uri"].as_str().ok_or("an entry has no uri")?;
-        let (folder, file) =
-            split_uri(uri).ok_or_else(|| format!("{uri:?} is not skill://<name>/SKILL.md"))?;
-        if file != SKILL_FILE {
-            return Err(format!("{uri:?} does not name a SKILL.md"));
-        }
+        let folder =
+            skill_folder(uri).ok_or_else(|| format!("{uri:?} is not skill://<path>/SKILL.md"))?;
         let frontmatter = value["frontmatter"].clone();
         if !frontmatter.is_object() {
             return Err(format!("{uri}: the frontmatter is not an object"));
@@ -124,8 +162,11 @@ impl RemoteProvider {
         let parsed =
             parse_document(document.as_bytes(), folder).map_err(|f| format!("{uri}: {f}"))?;
         let mut files = Vec::new();
-        let listed = match &value["resources"] {
-            Value::Array(list) => list,
+        let mcp = matches!(self.transport, Transport::Mcp { .. });
+        let no_files = Vec::new();
+        let (listed, dynamic) = match &value["resources"] {
+            Value::Array(list) => (list, false),
+            Value::String(s) if s == "dynamic" && mcp => (&no_files, true),
             Value::String(s) if s == "dynamic" => {
                 return Err(format!(
                     "{uri}: its resources are \"dynamic\", so its files cannot be verified; a mirror must list every file with its digest"
@@ -137,11 +178,8 @@ impl RemoteProvider {
             let ruri = resource["uri"]
                 .as_str()
                 .ok_or_else(|| format!("{uri}: a resource has no uri"))?;
-            let (rfolder, path) =
-                split_uri(ruri).ok_or_else(|| format!("{ruri:?} is not a skill:// URI"))?;
-            if rfolder != folder {
-                return Err(format!("{ruri} lies outside {folder}"));
-            }
+            let path = resource_path(ruri, folder)
+                .ok_or_else(|| format!("{ruri} is not a skill:// URI inside {folder}"))?;
             let digest = resource["digest"].as_str().unwrap_or_default();
             if !digest::is_sha256(digest) {
                 return Err(format!(
@@ -151,16 +189,17 @@ impl RemoteProvider {
             files.push(File {
                 path: path.to_string(),
                 digest: digest.to_string(),
-                size: resource["size"].as_u64().unwrap_or(0),
+                size: resource["size"].as_u64(),
             });
         }
-        if !files.iter().any(|f| f.path == SKILL_FILE) {
+        if !dynamic && !files.iter().any(|f| f.path == SKILL_FILE) {
             return Err(format!("{uri}: the resources list has no SKILL.md"));
         }
         let mut fm = parsed.frontmatter;
         fm.raw = yaml;
         Ok(Remote {
             folder: folder.to_string(),
+            dynamic,
             frontmatter,
             entry: SkillEntry {
                 frontmatter: to_wit_frontmatter(fm),
@@ -171,38 +210,101 @@ impl RemoteProvider {
         })
     }
 
-    /// Fetches the index if it changed. Returns whether what the catalog
-    /// shows changed.
-    fn refresh(&mut self) -> bool {
-        let url = self.index_url.text();
-        let failure = match fetch::get(&self.index_url, self.etag.as_deref(), self.max_index_bytes)
-        {
-            // Unchanged: only a failure that ended changes what is shown.
-            Ok(response) if response.status == 304 && self.fetched => None,
-            Ok(response) if response.status == 200 => {
-                match serde_json::from_slice::<Value>(&response.body) {
-                    Ok(index) => {
-                        let (skills, problems) = self.parse_index(&index);
-                        let changed = !self.fetched
-                            || skills != self.skills
-                            || problems != self.problems
-                            || !self.refused.is_empty()
-                            || self.failure.is_some();
-                        self.fetched = true;
-                        self.etag = response.etag;
-                        self.failure = None;
-                        if changed {
-                            self.record_changes(&skills);
-                            self.skills = skills;
-                            self.problems = problems;
-                            self.refused.clear();
-                        }
-                        return changed;
+    /// Where the listing comes from, for diagnostics.
+    fn source_text(&self) -> String {
+        match &self.transport {
+            Transport::Mirror { index_url, .. } => index_url.text(),
+            Transport::Mcp { client, .. } => client.endpoint(),
+        }
+    }
+
+    /// The listing if it may have changed (`None`: the mirror said 304),
+    /// as an object holding `skills`.
+    fn fetch_listing(&mut self) -> Result<Option<Value>, String> {
+        let fetched = self.fetched;
+        match &mut self.transport {
+            Transport::Mirror { index_url, etag } => {
+                let url = index_url.text();
+                let response = fetch::get(index_url, etag.as_deref(), self.max_index_bytes)?;
+                match response.status {
+                    304 if fetched => Ok(None),
+                    200 => {
+                        let index = serde_json::from_slice::<Value>(&response.body)
+                            .map_err(|e| format!("{url}: the index is not JSON: {e}"))?;
+                        *etag = response.header("etag").map(str::to_string);
+                        Ok(Some(index))
                     }
-                    Err(e) => Some(format!("{url}: the index is not JSON: {e}")),
+                    status => Err(format!("{url}: HTTP {status}")),
                 }
             }
-            Ok(response) => Some(format!("{url}: HTTP {}", response.status)),
+            Transport::Mcp {
+                client,
+                ttl_ms,
+                listed_at,
+                ..
+            } => {
+                let listing = client.list().map_err(|e| e.to_string())?;
+                let bytes = client.take_received();
+                host::log(
+                    LogLevel::Debug,
+                    &format!(
+                        "{}: listed {} skills in {} pages, {bytes} bytes",
+                        client.endpoint(),
+                        listing.skills.len(),
+                        listing.pages
+                    ),
+                );
+                *ttl_ms = listing.ttl_ms;
+                *listed_at = Some(wasip2::clocks::monotonic_clock::now());
+                Ok(Some(serde_json::json!({ "skills": listing.skills })))
+            }
+        }
+    }
+
+    /// Whether a host poll should list again: always for a mirror (a 304
+    /// is cheap), and for an MCP server once its `ttlMs` (at most
+    /// `max_ttl_ms`) has passed since the last complete listing.
+    fn poll_due(&self) -> bool {
+        match &self.transport {
+            Transport::Mirror { .. } => true,
+            Transport::Mcp {
+                ttl_ms,
+                listed_at,
+                max_ttl_ms,
+                ..
+            } => {
+                let (Some(ttl), Some(at), None) = (ttl_ms, listed_at, &self.failure) else {
+                    return true;
+                };
+                let wait = ttl.min(max_ttl_ms).saturating_mul(1_000_000);
+                wasip2::clocks::monotonic_clock::now().saturating_sub(*at) >= wait
+            }
+        }
+    }
+
+    /// Fetches the listing if it changed. Returns whether what the catalog
+    /// shows changed.
+    fn refresh(&mut self) -> bool {
+        let failure = match self.fetch_listing() {
+            // Unchanged: only a failure that ended changes what is shown.
+            Ok(None) => None,
+            Ok(Some(index)) => {
+                let (skills, problems) = self.parse_index(&index);
+                let changed = !self.fetched
+                    || skills != self.skills
+                    || problems != self.problems
+                    || !self.refused.is_empty()
+                    || self.failure.is_some();
+                self.fetched = true;
+                self.failure = None;
+                if changed {
+                    self.record_changes(&skills);
+                    self.skills = skills;
+                    self.problems = problems;
+                    self.refused.clear();
+                }
+                return changed;
+            }
             Err(e) => Some(e),
         };
         let changed = failure != self.failure;
@@ -232,7 +334,7 @@ impl RemoteProvider {
 
     /// The skills of an index, sorted by folder, and its problems.
     fn parse_index(&self, index: &Value) -> (Vec<Remote>, Vec<Diagnostic>) {
-        let url = self.index_url.text();
+        let url = self.source_text();
         let Some(entries) = index["skills"].as_array() else {
             return (
                 Vec::new(),
@@ -286,37 +388,111 @@ impl RemoteProvider {
         ProviderError::Invalid(message)
     }
 
-    /// Fetches one file of a skill and checks it against its digest.
+    /// The skill with its files listed: a `"dynamic"` skill's come from
+    /// `skills/get`, checked as a listing entry is.
+    fn with_files(&mut self, skill: Remote) -> Result<Remote, ProviderError> {
+        if !skill.dynamic {
+            return Ok(skill);
+        }
+        let Transport::Mcp { client, .. } = &mut self.transport else {
+            return Ok(skill);
+        };
+        let uri = format!("skill://{}/{SKILL_FILE}", skill.folder);
+        let value = client
+            .get(&uri)
+            .map_err(|e| ProviderError::Io(e.to_string()))?;
+        let fresh = self
+            .entry(&value)
+            .map_err(|m| ProviderError::Invalid(format!("skills/get {uri}: {m}")))?;
+        if fresh.folder != skill.folder
+            || fresh.entry.frontmatter.name != skill.entry.frontmatter.name
+        {
+            return Err(ProviderError::Invalid(format!(
+                "skills/get {uri} answered for another skill"
+            )));
+        }
+        Ok(Remote {
+            entry: skill.entry,
+            frontmatter: skill.frontmatter,
+            ..fresh
+        })
+    }
+
+    /// Fetches one file of a skill and checks it against its digest and
+    /// size. A file of a `"dynamic"` skill that `skills/get` did not list is
+    /// read unchecked: there is nothing to check it against.
     fn fetch_file(
         &mut self,
         skill: &Remote,
         path: &str,
         limit: u64,
     ) -> Result<Vec<u8>, ProviderError> {
-        let file = skill.files.iter().find(|f| f.path == path).ok_or_else(|| {
-            ProviderError::NotFound(format!("{} has no file {path:?}", skill.folder))
-        })?;
-        let url = self
-            .index_url
-            .join(&format!("{}/{}", skill.folder, file.path));
-        let response = fetch::get(&url, None, limit).map_err(ProviderError::Io)?;
-        if response.status != 200 {
-            return Err(ProviderError::Io(format!(
-                "{}: HTTP {}",
-                url.text(),
-                response.status
+        let file = match skill.files.iter().find(|f| f.path == path) {
+            Some(file) => Some(file.clone()),
+            None if skill.dynamic && segments::is_relative(path) => None,
+            None => {
+                return Err(ProviderError::NotFound(format!(
+                    "{} has no file {path:?}",
+                    skill.folder
+                )));
+            }
+        };
+        let relative = format!("{}/{path}", skill.folder);
+        let (place, body) = match &mut self.transport {
+            Transport::Mirror { index_url, .. } => {
+                let url = index_url.join(&relative);
+                let response = fetch::get(&url, None, limit).map_err(ProviderError::Io)?;
+                if response.status != 200 {
+                    return Err(ProviderError::Io(format!(
+                        "{}: HTTP {}",
+                        url.text(),
+                        response.status
+                    )));
+                }
+                (url.text(), response.body)
+            }
+            Transport::Mcp { client, .. } => {
+                let uri = format!("skill://{relative}");
+                let body = client
+                    .read(&uri, limit)
+                    .map_err(|e| ProviderError::Io(e.to_string()))?;
+                (uri, body)
+            }
+        };
+        if body.len() as u64 > limit {
+            return Err(ProviderError::Invalid(format!(
+                "{place}: larger than {limit} bytes"
             )));
         }
-        let actual = digest::sha256(&response.body);
+        let Some(file) = file else {
+            return Ok(body);
+        };
+        let listing = match self.transport {
+            Transport::Mirror { .. } => "the index",
+            Transport::Mcp { .. } => "the listing",
+        };
+        let size_wrong = file.size.filter(|&size| size != body.len() as u64);
+        let actual = digest::sha256(&body);
         if actual != file.digest {
+            let also = match size_wrong {
+                Some(size) => format!(", and its size is {} bytes, not {size}", body.len()),
+                None => String::new(),
+            };
             let message = format!(
-                "{}: the file's digest is {actual}, but the index says {}; refused",
-                url.text(),
+                "{place}: the file's digest is {actual}, but {listing} says {}{also}; refused",
                 file.digest
             );
-            return Err(self.refuse(url.text(), "digest", message));
+            return Err(self.refuse(place, "digest", message));
         }
-        Ok(response.body)
+        // A right digest with a wrong size: the entry itself is wrong.
+        if let Some(size) = size_wrong {
+            let message = format!(
+                "{place}: its size is {} bytes, but {listing} says {size}; refused",
+                body.len()
+            );
+            return Err(self.refuse(place, "size", message));
+        }
+        Ok(body)
     }
 }
 
@@ -332,23 +508,43 @@ impl Provider for RemoteProvider {
         let url = setting("url")
             .ok_or_else(|| ProviderError::Invalid("the remote provider needs a url".to_string()))?;
         let base = Url::parse(&url).map_err(ProviderError::Invalid)?;
-        let index_url = if base.path.ends_with(".json") {
-            base
-        } else {
-            Url {
-                path: format!("{}/", base.path.trim_end_matches('/')),
-                ..base
-            }
-            .join("index.json")
-        };
         let max_index_bytes = setting("max_index_bytes")
             .and_then(|v| v.parse().ok())
             .unwrap_or(DEFAULT_MAX_INDEX_BYTES);
+        let transport = match setting("transport").as_deref() {
+            None | Some("mirror") => {
+                let index_url = if base.path.ends_with(".json") {
+                    base
+                } else {
+                    Url {
+                        path: format!("{}/", base.path.trim_end_matches('/')),
+                        ..base
+                    }
+                    .join("index.json")
+                };
+                Transport::Mirror {
+                    index_url,
+                    etag: None,
+                }
+            }
+            Some("mcp") => Transport::Mcp {
+                client: Box::new(mcp::Client::new(base, max_index_bytes)),
+                ttl_ms: None,
+                listed_at: None,
+                max_ttl_ms: setting("max_ttl_ms")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(DEFAULT_MAX_TTL_MS),
+            },
+            Some(other) => {
+                return Err(ProviderError::Invalid(format!(
+                    "transport {other:?}: expected \"mirror\" or \"mcp\""
+                )));
+            }
+        };
         Ok(RemoteProvider {
             id: config.id,
-            index_url,
+            transport,
             max_index_bytes,
-            etag: None,
             skills: Vec::new(),
             problems: Vec::new(),
             refused: BTreeMap::new(),
@@ -365,10 +561,11 @@ impl Provider for RemoteProvider {
         let mut diagnostics = self.problems.clone();
         diagnostics.extend(self.refused.values().cloned());
         if let Some(failure) = &self.failure {
-            diagnostics.push(problem(
-                &self.index_url.text(),
-                format!("cannot fetch the index: {failure}"),
-            ));
+            let what = match self.transport {
+                Transport::Mirror { .. } => "cannot fetch the index",
+                Transport::Mcp { .. } => "cannot list the skills",
+            };
+            diagnostics.push(problem(&self.source_text(), format!("{what}: {failure}")));
         }
         let complete = self.failure.is_none() && self.fetched;
         let entries: Vec<SkillEntry> = self.skills.iter().map(|s| s.entry.clone()).collect();
@@ -382,15 +579,18 @@ impl Provider for RemoteProvider {
 
     fn load(&mut self, name: &str) -> Result<SkillDocument, ProviderError> {
         let skill = self.skill(name)?;
-        let bytes = self.fetch_file(&skill, "SKILL.md", MAX_DOCUMENT_BYTES)?;
+        let skill = self.with_files(skill)?;
+        let bytes = self.fetch_file(&skill, SKILL_FILE, MAX_DOCUMENT_BYTES)?;
         let fetched = json_of_document(&bytes, &skill.folder)
             .map_err(|e| ProviderError::Invalid(format!("{}/SKILL.md: {e}", skill.folder)))?;
         if fetched != skill.frontmatter {
             // The index and the file disagree: neither can be trusted.
-            let url = self
-                .index_url
-                .join(&format!("{}/SKILL.md", skill.folder))
-                .text();
+            let url = match &self.transport {
+                Transport::Mirror { index_url, .. } => index_url
+                    .join(&format!("{}/{SKILL_FILE}", skill.folder))
+                    .text(),
+                Transport::Mcp { .. } => format!("skill://{}/{SKILL_FILE}", skill.folder),
+            };
             let message = format!("{url}: its frontmatter differs from the index entry; refused");
             return Err(self.refuse(url, "frontmatter", message));
         }
@@ -404,12 +604,13 @@ impl Provider for RemoteProvider {
 
     fn list_resources(&mut self, name: &str) -> Result<Vec<Resource>, ProviderError> {
         let skill = self.skill(name)?;
+        let skill = self.with_files(skill)?;
         Ok(skill
             .files
             .iter()
             .map(|f| Resource {
                 path: f.path.clone(),
-                size: f.size,
+                size: f.size.unwrap_or(0),
                 digest: f.digest.clone(),
             })
             .collect())
@@ -417,12 +618,15 @@ impl Provider for RemoteProvider {
 
     fn read_resource(&mut self, name: &str, path: &str) -> Result<Vec<u8>, ProviderError> {
         let skill = self.skill(name)?;
+        let skill = self.with_files(skill)?;
         self.fetch_file(&skill, path, MAX_RESOURCE_BYTES)
     }
 
     fn on_change(&mut self, events: Vec<ChangeEvent>) {
-        // The host's poll arrives as a rescan; only a changed index counts.
-        if events.iter().any(|e| e.kind == ChangeKind::Rescan) && self.refresh() {
+        // The host's poll arrives as a rescan; only a changed index counts,
+        // and an MCP server is asked again only once its ttlMs allows.
+        if events.iter().any(|e| e.kind == ChangeKind::Rescan) && self.poll_due() && self.refresh()
+        {
             host::log(LogLevel::Debug, &format!("{}: the index changed", self.id));
             host::invalidate_provider();
         }
@@ -439,20 +643,24 @@ mod tests {
 
     #[test]
     fn skill_uris_name_a_folder_and_a_safe_path() {
-        assert_eq!(split_uri("skill://pdf/SKILL.md"), Some(("pdf", "SKILL.md")));
+        assert_eq!(skill_folder("skill://pdf/SKILL.md"), Some("pdf"));
+        assert_eq!(skill_folder("skill://team/pdf/SKILL.md"), Some("team/pdf"));
         assert_eq!(
-            split_uri("skill://pdf/references/a.md"),
-            Some(("pdf", "references/a.md"))
+            resource_path("skill://pdf/references/a.md", "pdf"),
+            Some("references/a.md")
         );
+        assert_eq!(resource_path("skill://pdfx/a.md", "pdf"), None);
         for bad in [
             "skill://../SKILL.md",
-            "skill://a/../b",
+            "skill://a/../SKILL.md",
             "http://a/SKILL.md",
-            "skill://a",
-            "skill:///x",
+            "skill://SKILL.md",
+            "skill:///SKILL.md",
+            "skill://a/b.md",
         ] {
-            assert_eq!(split_uri(bad), None, "{bad}");
+            assert_eq!(skill_folder(bad), None, "{bad}");
         }
+        assert_eq!(resource_path("skill://a/../b", "a"), None);
     }
 
     #[test]

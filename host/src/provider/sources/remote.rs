@@ -1,4 +1,5 @@
-//! Remote sources as the host sees them: a mirror's URL, the label its
+//! Remote sources as the host sees them: a mirror's (or an MCP skills
+//! server's) URL, the label its
 //! skills are namespaced under (so they never shadow, nor are shadowed by,
 //! another source's), the origins granted to its provider, and how often it
 //! is polled. The fetching itself happens inside the remote provider
@@ -19,11 +20,34 @@ pub const DEFAULT_POLL: Duration = Duration::from_secs(60);
 /// Longest a label may be.
 pub const MAX_LABEL: usize = 64;
 
-/// One remote mirror to list skills from.
+/// How a remote source is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transport {
+    /// A static mirror: `index.json` and the files beside it.
+    #[default]
+    Mirror,
+    /// An MCP server offering the Skills Extension, over Streamable HTTP.
+    Mcp,
+}
+
+impl Transport {
+    /// Its name in settings and `skillhost.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Mirror => "mirror",
+            Transport::Mcp => "mcp",
+        }
+    }
+}
+
+/// One remote mirror or MCP skills server to list skills from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteSource {
-    /// The mirror (its folder, or its `index.json`).
+    /// The mirror (its folder, or its `index.json`), or the MCP endpoint;
+    /// always `http` or `https`.
     pub url: String,
+    /// How it is read.
+    pub transport: Transport,
     /// Its skills are listed as `label:name`.
     pub label: String,
     /// Origins its provider may reach (by default the URL's own).
@@ -48,18 +72,42 @@ pub fn default_limits() -> Limits {
 
 impl RemoteSource {
     /// A source for `url`, labelled with the URL's host and granted only
-    /// the URL's origin.
+    /// the URL's origin. `mcp+https://…` (and `mcp+http://…` on loopback)
+    /// is an MCP skills server; any other URL a mirror.
     pub fn new(url: &str) -> Result<RemoteSource, Error> {
+        let (url, transport) = match url.strip_prefix("mcp+") {
+            Some(rest) => (rest, Transport::Mcp),
+            None => (url, Transport::Mirror),
+        };
         let uri = parse(url)?;
         let origin = origin_of(&uri).ok_or_else(|| invalid(url, "it has no host"))?;
-        Ok(RemoteSource {
+        let source = RemoteSource {
             url: url.to_string(),
+            transport,
             label: uri.host().unwrap_or_default().to_ascii_lowercase(),
             origins: vec![origin],
             poll: DEFAULT_POLL,
             max_index_bytes: None,
             limits: default_limits(),
-        })
+        };
+        source.with_transport(transport)
+    }
+
+    /// The same source read over `transport`. MCP over plain `http` is
+    /// accepted only on loopback: a session and its skills would otherwise
+    /// cross the network in the clear.
+    pub fn with_transport(mut self, transport: Transport) -> Result<RemoteSource, Error> {
+        if transport == Transport::Mcp {
+            let uri = parse(&self.url)?;
+            if uri.scheme_str() == Some("http") && !is_loopback(uri.host().unwrap_or_default()) {
+                return Err(invalid(
+                    &self.url,
+                    "MCP over plain http is only for loopback; use mcp+https://",
+                ));
+            }
+        }
+        self.transport = transport;
+        Ok(self)
     }
 
     /// Parses `--remote` values: `URL` or `LABEL=URL`.
@@ -82,8 +130,12 @@ impl RemoteSource {
         format!("remote:{}", self.label)
     }
 
-    /// The folder the mirror's files are under, shown as skills' location.
+    /// The folder the mirror's files are under (or the MCP endpoint),
+    /// shown as skills' location.
     pub fn shown(&self) -> Location {
+        if self.transport == Transport::Mcp {
+            return Location::Url(self.url.clone());
+        }
         let url = self.url.trim_end_matches('/');
         let folder = match url.rsplit_once('/') {
             Some((folder, file)) if file.ends_with(".json") && folder.contains("://") => folder,
@@ -111,7 +163,10 @@ impl RemoteSource {
 
     /// The settings its provider's `init` receives.
     pub fn settings(&self) -> Vec<(String, String)> {
-        let mut settings = vec![("url".to_string(), self.url.clone())];
+        let mut settings = vec![
+            ("url".to_string(), self.url.clone()),
+            ("transport".to_string(), self.transport.name().to_string()),
+        ];
         if let Some(max) = self.max_index_bytes {
             settings.push(("max_index_bytes".to_string(), max.to_string()));
         }
@@ -124,6 +179,15 @@ fn invalid(url: &str, reason: &str) -> Error {
         url: url.to_string(),
         message: reason.to_string(),
     }
+}
+
+/// `localhost`, or an address in 127.0.0.0/8 or `::1`.
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn parse(url: &str) -> Result<http::Uri, Error> {
@@ -181,6 +245,32 @@ mod tests {
         );
         let unlabelled = RemoteSource::from_arg("http://h:1/x?a=b").unwrap();
         assert_eq!(unlabelled.label, "h");
+    }
+
+    #[test]
+    fn mcp_urls_name_the_transport_and_plain_http_only_on_loopback() {
+        let source = RemoteSource::from_arg("team=mcp+http://127.0.0.1:9/mcp").unwrap();
+        assert_eq!(source.transport, Transport::Mcp);
+        assert_eq!(source.url, "http://127.0.0.1:9/mcp");
+        assert_eq!(source.label, "team");
+        assert_eq!(source.origins, ["http://127.0.0.1:9"]);
+        assert!(
+            source
+                .settings()
+                .contains(&("transport".to_string(), "mcp".to_string()))
+        );
+        assert_eq!(
+            source.shown(),
+            Location::Url("http://127.0.0.1:9/mcp".into())
+        );
+        let tls = RemoteSource::new("mcp+https://skills.example.com/mcp").unwrap();
+        assert_eq!(tls.label, "skills.example.com");
+        let message = RemoteSource::new("mcp+http://skills.example.com/mcp")
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("only for loopback"), "{message}");
+        assert!(RemoteSource::new("mcp+http://localhost:1/mcp").is_ok());
+        assert!(RemoteSource::new("mcp+ftp://h/").is_err());
     }
 
     #[test]
