@@ -296,12 +296,10 @@ fn an_approval_binds_every_digest_and_a_changed_file_revokes_it() {
     let record = approved["record"].as_str().unwrap();
     assert!(record.contains(".local/state/skillhost"), "{record}");
     assert_eq!(provenance()["allowed_tools_approved"], true);
-    // A changed file on the server: a changed digest revokes the approval.
-    std::fs::write(
-        fixture.root.join("forky/SKILL.md"),
-        b"---\nname: forky\ndescription: Runs apart\ncontext: fork\nallowed-tools: Read Grep\n---\nDo something else.\n",
-    )
-    .unwrap();
+    // A changed reference file on the server (not its SKILL.md): the
+    // server hears of it, lists the new digest, and that revokes the
+    // approval.
+    std::fs::write(fixture.root.join("forky/refs/notes.md"), b"other notes\n").unwrap();
     until("the changed digest revoking the approval", || {
         // While the server takes in the change, a listing may be partial.
         try_provenance().is_some_and(|p| p["allowed_tools_approved"] == false)

@@ -108,6 +108,32 @@ async fn a_new_skill_changes_every_list_and_a_body_only_edit_only_updates_its_su
     served.stop().await;
 }
 
+/// A file in a skill's subfolder changes no catalog, yet its digest is
+/// served: the server hears of the edit, tells its subscribers and lists
+/// the new digest, so a client that verifies what it reads never sees a
+/// stale one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_reference_file_is_listed_with_its_new_digest_and_announced() {
+    let served = Served::start(&[
+        ("alpha/SKILL.md", skill("alpha", "The first").as_bytes()),
+        ("alpha/references/notes.md", b"# Notes\n"),
+    ])
+    .await;
+    let recorder = Recorder::default();
+    let client = legacy_with(&served.url, None, recorder.clone()).await;
+    settle(&client).await;
+    let uri = "skill://alpha/references/notes.md";
+    subscribe(&client, uri).await;
+    let before = digest_of(&client.list_all_skills().await.unwrap(), uri);
+    served.write("alpha/references/notes.md", b"# Notes, edited\n");
+    recorder.until(&format!("resources/updated {uri}")).await;
+    let after = digest_of(&client.list_all_skills().await.unwrap(), uri);
+    assert_ne!(before, after);
+    assert_eq!(after, sha256(b"# Notes, edited\n"));
+    client.cancel().await.unwrap();
+    served.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_added_to_a_skill_changes_only_the_resource_list_and_is_served_at_once() {
     let served = Served::start(&[("alpha/SKILL.md", skill("alpha", "The first").as_bytes())]).await;

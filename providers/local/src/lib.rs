@@ -51,7 +51,11 @@ impl LocalProvider {
         if roots.is_empty() {
             return;
         }
-        for refusal in host::watch(&roots, 1) {
+        // Depth 2 reaches a skill's own subfolders (`references/`,
+        // `scripts/`): no catalog depends on them, but whoever serves a
+        // skill's files with their digests (`skillhost serve`) must hear
+        // when one changes. Depth 2 is also the most the host grants.
+        for refusal in host::watch(&roots, 2) {
             host::log(
                 LogLevel::Warn,
                 &format!(
