@@ -206,12 +206,14 @@ fn a_broken_file_that_gets_fixed_clears_its_diagnostic() {
     );
 }
 
+/// Depth 2: the skill folders' own entries (the catalog) and their
+/// subfolders' (`references/`, whose digests `skillhost serve` lists).
 #[test]
-fn the_provider_asks_the_host_to_watch_its_root_one_level_deep() {
+fn the_provider_asks_the_host_to_watch_its_root_two_levels_deep() {
     let f = fixture(&[("x", "X")]);
     let watches = f.provider.watches();
     assert_eq!(watches.len(), 1, "{watches:?}");
-    assert_eq!(watches.values().next().unwrap().depth, 1);
+    assert_eq!(watches.values().next().unwrap().depth, 2);
 }
 
 #[test]
