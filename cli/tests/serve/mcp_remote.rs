@@ -353,3 +353,44 @@ fn serve_re_serves_an_mcp_remote_under_its_label_and_reads_through_it() {
         "{read}"
     );
 }
+
+/// `watch` takes an MCP remote as the other commands do: its first catalog
+/// holds the remote's skills under their label.
+#[test]
+fn watch_prints_the_catalog_of_an_mcp_remote() {
+    use std::io::{BufRead, BufReader};
+    let fixture = three_skills();
+    let server = Server::start(&fixture, &[]);
+    let remote = format!("team=mcp+{}", server.url);
+    let client = Fixture::new(&[]);
+    let mut child = client
+        .command(&["watch", "--json", "--no-bundled", "--remote", &remote])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let line = rx.recv_timeout(Duration::from_secs(60));
+    let _ = child.kill();
+    let _ = child.wait();
+    let catalog: Value = serde_json::from_str(&line.expect("watch printed a catalog")).unwrap();
+    let names: Vec<&str> = catalog["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["team:alpha", "team:beta", "team:gamma"],
+        "{catalog}"
+    );
+}
