@@ -91,6 +91,18 @@ pub fn state_dir() -> Option<PathBuf> {
     std::env::home_dir().map(|home| home.join(".local/state/skillhost"))
 }
 
+/// [`state_dir`], or an error saying how to give one, for the records that
+/// cannot be kept anywhere else (trusted configurations, approvals).
+pub fn required_state_dir() -> Result<PathBuf, crate::error::Error> {
+    state_dir().ok_or_else(|| crate::error::Error::Io {
+        path: PathBuf::from("~/.local/state/skillhost"),
+        source: std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no state folder: set SKILLHOST_STATE_DIR or HOME",
+        ),
+    })
+}
+
 /// Makes sure `dir` is a folder only its owner can change: created with
 /// mode 0700 when missing; refused when it is a symlink, belongs to
 /// another user, or is writable by group or others (anyone who could

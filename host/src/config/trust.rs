@@ -9,7 +9,7 @@
 
 use super::Config;
 use crate::error::Error;
-use crate::paths::{private_dir, read_regular, state_dir};
+use crate::paths::{private_dir, read_regular, required_state_dir};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -34,14 +34,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 impl TrustStore {
     /// The record in the user's state folder (`SKILLHOST_STATE_DIR`, ...).
     pub fn open() -> Result<TrustStore, Error> {
-        let dir = state_dir().ok_or_else(|| Error::Io {
-            path: PathBuf::from("~/.local/state/skillhost"),
-            source: std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "no state folder: set SKILLHOST_STATE_DIR or HOME",
-            ),
-        })?;
-        Ok(TrustStore::in_dir(&dir))
+        Ok(TrustStore::in_dir(&required_state_dir()?))
     }
 
     /// The record in `dir`.

@@ -9,7 +9,7 @@
 
 use crate::error::Error;
 use crate::model::Scope;
-use crate::paths::{private_dir, read_regular, state_dir};
+use crate::paths::{private_dir, read_regular, required_state_dir};
 use crate::registry::Registry;
 use serde_json::{Value, json};
 use std::io::Write;
@@ -65,14 +65,7 @@ pub fn bindings(registry: &Registry, name: &str) -> Result<Vec<Binding>, Error> 
 impl Approvals {
     /// The record in the user's state folder (`SKILLHOST_STATE_DIR`, ...).
     pub fn open() -> Result<Approvals, Error> {
-        let dir = state_dir().ok_or_else(|| Error::Io {
-            path: PathBuf::from("~/.local/state/skillhost"),
-            source: std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "no state folder: set SKILLHOST_STATE_DIR or HOME",
-            ),
-        })?;
-        Ok(Approvals::in_dir(&dir))
+        Ok(Approvals::in_dir(&required_state_dir()?))
     }
 
     /// The record in `dir`.
