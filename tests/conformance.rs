@@ -38,7 +38,7 @@ fn the_local_provider_passes_every_check_on_the_fixture() {
     );
     assert_eq!(
         report.component.wit.as_deref(),
-        Some("skillhost:provider@0.1.0")
+        Some("skillhost:provider@0.2.0")
     );
 }
 

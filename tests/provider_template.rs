@@ -145,7 +145,9 @@ fn the_sdk_packages_on_its_own_with_the_contract_inside() {
         .expect("cargo runs");
     let files = String::from_utf8_lossy(&listed.stdout);
     assert!(
-        files.lines().any(|l| l == "wit/v0.1.0/provider.wit"),
+        ["wit/v0.1.0/provider.wit", "wit/v0.2.0/provider.wit"]
+            .iter()
+            .all(|wit| files.lines().any(|l| l == *wit)),
         "the package holds the contract: {files}"
     );
 }

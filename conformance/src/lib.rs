@@ -38,8 +38,9 @@ pub use report::{Check, Component, Report, Status};
 pub use run::{check, check_bytes};
 
 /// Every check's id, in report order.
-pub const CHECKS: [&str; 13] = [
+pub const CHECKS: [&str; 14] = [
     "contract",
+    "manifest",
     "denied-imports",
     "init",
     "snapshot",

@@ -92,6 +92,11 @@ pub fn check_bytes(path: &Path, bytes: &[u8], options: Options) -> Result<Report
         });
     };
     component.wit = Some(description.contract.name());
+    let since = Instant::now();
+    checks.add(
+        checks::contract::manifest(runtime.engine(), bytes, &description),
+        since,
+    );
     let mut session = Session::new(runtime.engine().clone(), spec?, options.deadlines);
 
     let since = Instant::now();

@@ -1,11 +1,12 @@
 //! The guest side of the WIT contract: bindings, the `Provider` trait and the
 //! export macro.
 
-/// Bindings generated from `guest-sdk/wit/v0.1.0` (`skillhost:provider@0.1.0`).
+/// Bindings generated from `guest-sdk/wit/v0.2.0` (`skillhost:provider@0.2.0`).
+/// `wit/v0.1.0` stays beside it, frozen, for components built before.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "wit/v0.1.0",
+        path: "wit/v0.2.0",
         world: "skill-provider",
         pub_export_macro: true,
         export_macro_name: "__export_skill_provider_world",
@@ -15,16 +16,16 @@ pub mod bindings {
 }
 
 pub use bindings::skillhost::provider::types::{
-    ChangeEvent, ChangeKind, Diagnostic, Frontmatter as WitFrontmatter, InvocationContext,
-    Observation, ProviderConfig, ProviderError, Resource, Severity, SkillDocument, SkillEntry,
-    SnapshotRequest,
+    ChangeEvent, ChangeKind, Diagnostic, Frontmatter as WitFrontmatter, InvocationContext, Need,
+    Observation, ProviderConfig, ProviderError, ProviderManifest as Manifest, Resource,
+    SettingSpec, Severity, SkillDocument, SkillEntry, SnapshotRequest,
 };
 
 /// Bulk, read-only access to the provider's granted folders.
 pub mod files {
     pub use super::bindings::skillhost::provider::files::{
         DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp, list_dir, prefetch,
-        read_files, stat_paths,
+        read_files, read_frontmatters, read_range, stat_paths,
     };
 
     /// One file of a [`ReadResult`]: its bytes, or why it could not be read.
@@ -57,12 +58,20 @@ pub mod host {
     };
 }
 
-use crate::skill::frontmatter::{Context, Finding, Frontmatter};
+use crate::skill::frontmatter::{Context, Document, Finding, Frontmatter, parse_document_json};
 
 /// What a skill provider implements. One value lives for the lifetime of the
 /// component instance, so it can keep state (parsed entries, ETags) between
 /// calls. Only `init`, `snapshot` and `load` are required.
 pub trait Provider: Sized + 'static {
+    /// What the provider wants granted, shown to whoever grants it before
+    /// anything is. Called without `init`, on an instance granted nothing:
+    /// it must not depend on configuration. The default declares only that
+    /// it may read granted roots ([`default_manifest`]).
+    fn manifest() -> Manifest {
+        default_manifest()
+    }
+
     /// Builds the provider from the host's configuration.
     fn init(config: ProviderConfig) -> Result<Self, ProviderError>;
 
@@ -87,6 +96,28 @@ pub trait Provider: Sized + 'static {
         )))
     }
 
+    /// Reads at most `len` bytes of one file of a skill from `offset`. The
+    /// default reads the whole file with [`Provider::read_resource`] and
+    /// cuts the range from it; a provider that can seek should override it.
+    fn read_resource_range(
+        &mut self,
+        name: &str,
+        path: &str,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, ProviderError> {
+        let mut bytes = self.read_resource(name, path)?;
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(bytes.len());
+        let end = start
+            .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+            .min(bytes.len());
+        bytes.truncate(end);
+        bytes.drain(..start);
+        Ok(bytes)
+    }
+
     /// Reacts to changes the host saw. The default assumes any change may
     /// alter the catalog.
     fn on_change(&mut self, events: Vec<ChangeEvent>) {
@@ -101,6 +132,17 @@ pub trait Provider: Sized + 'static {
         if !paths.is_empty() {
             host::invalidate_provider();
         }
+    }
+}
+
+/// The manifest of a provider that declares nothing of its own: no
+/// summary, roots read if granted, no origins, no settings.
+pub fn default_manifest() -> Manifest {
+    Manifest {
+        summary: String::new(),
+        roots: Need::Optional,
+        origins: Vec::new(),
+        settings: Vec::new(),
     }
 }
 
@@ -120,9 +162,33 @@ pub fn full_observation(
     }
 }
 
-/// Converts the shared parser's frontmatter into the WIT record.
+/// Parses a skill document once, with the shared parser, into what the
+/// contract carries: the parsed document and its frontmatter as the WIT
+/// record, JSON included. `default_name` names a skill whose frontmatter
+/// gives no name (its folder, or a flat file's stem).
+pub fn parse_skill<'a>(
+    bytes: &'a [u8],
+    default_name: &str,
+) -> Result<(Document<'a>, WitFrontmatter), Finding> {
+    let (doc, json) = parse_document_json(bytes, default_name)?;
+    let frontmatter = to_wit_frontmatter_with_json(doc.frontmatter.clone(), json);
+    Ok((doc, frontmatter))
+}
+
+/// Converts frontmatter made without a parse (a provider's own, or
+/// [`Frontmatter::defaults`]) into the WIT record; its JSON is read from
+/// the verbatim text. A provider that parsed a document uses
+/// [`parse_skill`] instead, which parses once.
 pub fn to_wit_frontmatter(f: Frontmatter) -> WitFrontmatter {
+    let json = crate::skill::json::frontmatter_json(&f.raw).to_string();
+    to_wit_frontmatter_with_json(f, json)
+}
+
+/// Converts the shared parser's frontmatter and the JSON made with it
+/// into the WIT record.
+pub fn to_wit_frontmatter_with_json(f: Frontmatter, json: String) -> WitFrontmatter {
     WitFrontmatter {
+        json,
         raw: f.raw,
         name: f.name,
         description: f.description,
@@ -215,6 +281,9 @@ macro_rules! export_provider {
             struct Adapter;
 
             impl $crate::__private::Guest for Adapter {
+                fn manifest() -> $crate::Manifest {
+                    <$provider as $crate::Provider>::manifest()
+                }
                 fn init(config: $crate::ProviderConfig) -> Result<(), $crate::ProviderError> {
                     let provider = <$provider as $crate::Provider>::init(config)?;
                     INSTANCE.with(|cell| *cell.borrow_mut() = Some(provider));
@@ -239,6 +308,16 @@ macro_rules! export_provider {
                 ) -> Result<Vec<u8>, $crate::ProviderError> {
                     with(|| Err($crate::__private::not_initialised()), |p| {
                         p.read_resource(&name, &path)
+                    })
+                }
+                fn read_resource_range(
+                    name: String,
+                    path: String,
+                    offset: u64,
+                    len: u64,
+                ) -> Result<Vec<u8>, $crate::ProviderError> {
+                    with(|| Err($crate::__private::not_initialised()), |p| {
+                        p.read_resource_range(&name, &path, offset, len)
                     })
                 }
                 fn on_change(events: Vec<$crate::ChangeEvent>) {

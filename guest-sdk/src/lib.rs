@@ -1,6 +1,6 @@
 //! The skillhost guest SDK: what a skill provider author depends on.
 //!
-//! - The WIT bindings of `skillhost:provider@0.1.0` ([`bindings`]), the
+//! - The WIT bindings of `skillhost:provider@0.2.0` ([`bindings`]), the
 //!   [`Provider`] trait with sensible defaults, and the [`export_provider!`]
 //!   macro that turns a type into a component.
 //! - [`files`] and [`host`]: the host's bulk file access and its callbacks.

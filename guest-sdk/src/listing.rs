@@ -10,11 +10,11 @@
 //! that document.
 
 use crate::skill::digest;
-use crate::skill::frontmatter::{Finding, parse_document};
+use crate::skill::frontmatter::Finding;
 use crate::{
-    Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Resource, Severity,
-    SkillDocument, SkillEntry, SnapshotRequest, full_observation, to_wit_diagnostic,
-    to_wit_frontmatter,
+    Diagnostic, Manifest, Observation, Provider, ProviderConfig, ProviderError, Resource, Severity,
+    SkillDocument, SkillEntry, SnapshotRequest, default_manifest, full_observation, parse_skill,
+    to_wit_diagnostic,
 };
 use std::io::ErrorKind;
 
@@ -113,13 +113,12 @@ impl Listing {
                 return;
             }
         };
-        match parse_document(document.as_bytes(), name) {
-            Ok(parsed) => {
+        match parse_skill(document.as_bytes(), name) {
+            Ok((parsed, frontmatter)) => {
                 let warnings = parsed.warnings.into_iter();
                 self.diagnostics
                     .extend(warnings.map(|w| about(Severity::Warning, w)));
                 let path = format!("{file}#{}", parsed.frontmatter.name);
-                let frontmatter = to_wit_frontmatter(parsed.frontmatter);
                 let entry = SkillEntry {
                     frontmatter,
                     path,
@@ -200,6 +199,11 @@ impl Listing {
 /// or a write the host reports invalidates it (watch what you read with
 /// [`crate::host::watch`]).
 pub trait ListingProvider: Sized + 'static {
+    /// What the provider wants granted (see [`Provider::manifest`]).
+    fn manifest() -> Manifest {
+        default_manifest()
+    }
+
     /// Builds the provider from the host's configuration.
     fn init(config: ProviderConfig) -> Result<Self, ProviderError>;
 
@@ -208,6 +212,9 @@ pub trait ListingProvider: Sized + 'static {
 }
 
 impl<T: ListingProvider> Provider for T {
+    fn manifest() -> Manifest {
+        <T as ListingProvider>::manifest()
+    }
     fn init(config: ProviderConfig) -> Result<Self, ProviderError> {
         <T as ListingProvider>::init(config)
     }

@@ -1,6 +1,7 @@
 //! Listings built from frontmatter fields, read as the host reads a SKILL.md.
 
 use super::*;
+use crate::skill::frontmatter::parse_document;
 use std::collections::BTreeMap;
 
 fn fields(pairs: &[(&str, serde_yaml::Value)]) -> BTreeMap<String, serde_yaml::Value> {

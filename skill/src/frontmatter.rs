@@ -199,13 +199,31 @@ pub fn split_document(bytes: &[u8]) -> Result<Split<'_>, Finding> {
 /// Parses a whole skill document. `default_name` is the folder (or flat file)
 /// name used when the frontmatter gives none.
 pub fn parse_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Document<'a>, Finding> {
+    parse(bytes, default_name, false).map(|(doc, _)| doc)
+}
+
+/// [`parse_document`], and the frontmatter as JSON text (every field the
+/// author wrote, keys in order; `{}` when there is none) made from the
+/// same parse: what a provider sends as the contract's `frontmatter.json`.
+pub fn parse_document_json<'a>(
+    bytes: &'a [u8],
+    default_name: &str,
+) -> Result<(Document<'a>, String), Finding> {
+    parse(bytes, default_name, true).map(|(doc, json)| (doc, json.unwrap_or_default()))
+}
+
+fn parse<'a>(
+    bytes: &'a [u8],
+    default_name: &str,
+    json: bool,
+) -> Result<(Document<'a>, Option<String>), Finding> {
     let Split { raw, body } = split_document(bytes)?;
     let Some(raw) = raw else {
         let mut frontmatter = Frontmatter::defaults(default_name);
         check_name(&frontmatter.name)
             .map_err(|e| Finding::new(None, Some("name"), e.to_string()))?;
         frontmatter.raw = String::new();
-        return Ok(Document {
+        let doc = Document {
             frontmatter,
             body,
             has_frontmatter: false,
@@ -214,17 +232,20 @@ pub fn parse_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Documen
                 Some("description"),
                 "no frontmatter: the skill has no description",
             )],
-        });
+        };
+        return Ok((doc, json.then(|| "{}".to_string())));
     };
     let fields = parse_fields(raw)?;
     let mut warnings = Vec::new();
     let frontmatter = normalise(raw, &fields, default_name, &mut warnings)?;
-    Ok(Document {
+    let json = json.then(|| crate::json::fields_json(&fields).to_string());
+    let doc = Document {
         frontmatter,
         body,
         has_frontmatter: true,
         warnings,
-    })
+    };
+    Ok((doc, json))
 }
 
 /// The finding for a document over [`MAX_DOCUMENT_BYTES`].

@@ -200,3 +200,17 @@ fn split_document_cuts_the_frontmatter_before_any_field_is_read() {
     assert!(split_document(b"---\nname: x\n").is_err());
     assert!(split_document(b"---\nname: caf\xe9\n---\n").is_err());
 }
+
+#[test]
+fn the_json_made_with_the_parse_is_the_json_of_the_verbatim_text() {
+    let doc = b"---\nname: a\ndescription: d\nmetadata:\n  n: 1\nlist: [x, true]\n---\nbody\n";
+    let (parsed, json) = parse_document_json(doc, "folder").unwrap();
+    assert_eq!(parsed, parse_document(doc, "folder").unwrap());
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        value,
+        crate::json::frontmatter_json(&parsed.frontmatter.raw)
+    );
+    let (_, none) = parse_document_json(b"# just a body\n", "folder").unwrap();
+    assert_eq!(none, "{}");
+}

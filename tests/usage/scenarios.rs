@@ -24,6 +24,7 @@ fn skill(name: &str, pinned: bool) -> Arc<Skill> {
         path: Location::Path(format!("/skills/{name}/SKILL.md").into()),
         base: Location::Path(format!("/skills/{name}").into()),
         frontmatter,
+        json: None,
     })
 }
 

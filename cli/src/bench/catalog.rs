@@ -80,6 +80,7 @@ pub fn run(skills: usize, events: usize, rounds: usize) -> CatalogReport {
                     path: Location::Path(format!("/skills/{name}/SKILL.md").into()),
                     base: Location::Path(format!("/skills/{name}").into()),
                     frontmatter,
+                    json: None,
                 })
             })
             .collect(),

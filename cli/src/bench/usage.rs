@@ -177,6 +177,7 @@ fn catalog() -> Catalog {
                     path: Location::Path(format!("/skills/{name}/SKILL.md").into()),
                     base: Location::Path(format!("/skills/{name}").into()),
                     frontmatter,
+                    json: None,
                 })
             })
             .collect(),

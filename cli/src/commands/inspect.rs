@@ -1,5 +1,7 @@
-//! `skillhost inspect`: what a provider component is, without running it,
-//! and the `skillhost.toml` lines that grant it, pinned to its SHA-256.
+//! `skillhost inspect`: what a provider component is, read from its type,
+//! what it declares it wants (its manifest, asked of an instance granted
+//! nothing), and the `skillhost.toml` lines that grant it, pinned to its
+//! SHA-256.
 
 use crate::output::print_json;
 use anyhow::{Context as _, Result, bail};
@@ -7,6 +9,7 @@ use serde_json::json;
 use skillhost::Runtime;
 use skillhost::paths::{absolute, read_regular};
 use skillhost::sandbox::describe::{Description, Granted, Item, denial, describe};
+use skillhost::sandbox::{Manifest, manifest};
 use skillhost::text::clean;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -55,15 +58,36 @@ pub fn run(file: &Path, json: bool) -> Result<ExitCode> {
     let description =
         describe(runtime.engine(), &bytes, None).with_context(|| format!("{}", path.display()))?;
     let grant = grant(&path, &description)?;
+    let declared = declared(&runtime, &bytes, &description);
     if json {
-        print_json(&as_json(&path, &description, &grant))?;
+        let mut out = as_json(&path, &description, &grant);
+        out["manifest"] = match &declared {
+            Ok(Some(m)) => m.to_json(),
+            Ok(None) => serde_json::Value::Null,
+            Err(e) => json!({"error": e}),
+        };
+        print_json(&out)?;
     } else {
-        print!("{}", as_text(&path, &description, &grant));
+        print!("{}", as_text(&path, &description, &declared, &grant));
     }
     Ok(match description.link_error {
         None => ExitCode::SUCCESS,
         Some(_) => ExitCode::FAILURE,
     })
+}
+
+/// The manifest the component declares (`None`: a 0.1.0 component, which
+/// cannot), or why it could not be read.
+fn declared(
+    runtime: &Runtime,
+    bytes: &[u8],
+    description: &Description,
+) -> Result<Option<Manifest>, String> {
+    if let Some(e) = &description.link_error {
+        return Err(format!("it does not link: {e}"));
+    }
+    let component = runtime.engine().load(bytes).map_err(|e| e.to_string())?;
+    manifest::manifest(runtime.engine(), &component).map_err(|f| f.to_string())
 }
 
 /// The `[[provider]]` table granting the component: its file, its pin, and
@@ -122,7 +146,12 @@ fn line(item: &Item) -> String {
     }
 }
 
-fn as_text(path: &Path, d: &Description, grant: &str) -> String {
+fn as_text(
+    path: &Path,
+    d: &Description,
+    declared: &Result<Option<Manifest>, String>,
+    grant: &str,
+) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(out, "component  {}", path.display());
@@ -131,6 +160,20 @@ fn as_text(path: &Path, d: &Description, grant: &str) -> String {
     let _ = writeln!(out, "sha256     {}", d.sha256);
     if let Some(e) = &d.link_error {
         let _ = writeln!(out, "refused    it does not link: {}", clean(e));
+    }
+    match declared {
+        Ok(Some(m)) => {
+            let _ = writeln!(out, "\ndeclares (its manifest: a request, not a grant)");
+            for line in m.lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        Ok(None) => {
+            let _ = writeln!(out, "\ndeclares   nothing ({} has no manifest)", d.contract);
+        }
+        Err(e) => {
+            let _ = writeln!(out, "\ndeclares   unknown: {}", clean(e));
+        }
     }
     let _ = writeln!(out, "\nimports ({})", d.imports.len());
     for import in &d.imports {

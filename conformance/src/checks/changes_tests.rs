@@ -14,6 +14,7 @@ fn entry(name: &str, description: &str) -> ObservedEntry {
             path: Location::Path(format!("/r/{name}/SKILL.md").into()),
             base: Location::Path(format!("/r/{name}").into()),
             frontmatter,
+            json: None,
         }),
     }
 }

@@ -1,9 +1,12 @@
 //! `contract`: the component exports a version of the provider contract
-//! this host runs, and links; `denied-imports`: what it imports that the
-//! sandbox will deny, and what it tried at run time and was refused.
+//! this host runs, and links; `manifest`: what it declares it wants, asked
+//! of an instance granted nothing; `denied-imports`: what it imports that
+//! the sandbox will deny, and what it tried at run time and was refused.
 
 use crate::report::Check;
+use skillhost::sandbox::SandboxEngine;
 use skillhost::sandbox::describe::{Description, supported_list};
+use skillhost::sandbox::manifest::manifest as declared;
 
 /// Judges the component's description.
 pub(crate) fn contract(described: &Result<Description, skillhost::Error>) -> Check {
@@ -27,6 +30,29 @@ pub(crate) fn contract(described: &Result<Description, skillhost::Error>) -> Che
                 ),
             ),
         },
+    }
+}
+
+/// Asks a 0.2.0 component for its manifest, as `inspect` and the trust
+/// prompt do: it must answer, within the deadline, without `init` and with
+/// nothing granted. A 0.1.0 component has none to give.
+pub(crate) fn manifest(engine: &SandboxEngine, bytes: &[u8], d: &Description) -> Check {
+    if d.contract.version == "0.1.0" {
+        return Check::skip("manifest", "a 0.1.0 component declares no manifest");
+    }
+    let answer = engine
+        .load(bytes)
+        .map_err(|e| super::said(&e))
+        .and_then(|c| {
+            declared(engine, &c).map_err(|f| skillhost::text::shown(&f.to_string(), 400))
+        });
+    match answer {
+        Ok(Some(m)) => Check::pass("manifest", m.lines().join("; ")),
+        Ok(None) => Check::fail(
+            "manifest",
+            format!("{} but no manifest came back", d.contract),
+        ),
+        Err(e) => Check::fail("manifest", format!("asked with nothing granted: {e}")),
     }
 }
 

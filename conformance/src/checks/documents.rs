@@ -80,7 +80,11 @@ pub(crate) fn resources(session: &mut Session, names: &[String], fixture: bool) 
                     digest::sha256(&bytes),
                     resource.digest
                 )),
-                Ok(_) => {}
+                Ok(bytes) => {
+                    if let Some(problem) = range_problem(session, name, &resource.path, &bytes) {
+                        problems.push(problem);
+                    }
+                }
                 Err(e) => problems.push(format!("{what}: {}", super::said(&e))),
             }
         }
@@ -95,8 +99,46 @@ pub(crate) fn resources(session: &mut Session, names: &[String], fixture: bool) 
         "resources",
         &problems,
         format!(
-            "{files} files of {} skills read back with their listed size and digest",
+            "{files} files of {} skills read back with their listed size and digest, and in part by range",
             names.len() - unsupported
         ),
     )
+}
+
+/// Reads the middle third of a file and a range past its end by
+/// `read-resource-range`, which must give exactly those bytes of `whole`.
+fn range_problem(session: &mut Session, name: &str, path: &str, whole: &[u8]) -> Option<String> {
+    let size = whole.len() as u64;
+    let (offset, len) = (size / 3, size / 3 + 1);
+    let what = format!("read-resource-range({name:?}, {path:?}, {offset}, {len})");
+    let part = session.call("read-resource-range", what.clone(), |i| {
+        i.read_resource_range(name, path, offset, len)
+    });
+    let start = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(whole.len());
+    let end = start
+        .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+        .min(whole.len());
+    match part {
+        Ok(bytes) if bytes != whole[start..end] => {
+            return Some(format!(
+                "{what}: {} bytes that are not bytes {start}..{end} of the file",
+                bytes.len()
+            ));
+        }
+        Ok(_) => {}
+        Err(e) => return Some(format!("{what}: {}", super::said(&e))),
+    }
+    let past = format!("read-resource-range({name:?}, {path:?}, {}, 16)", size + 1);
+    match session.call("read-resource-range", past.clone(), |i| {
+        i.read_resource_range(name, path, size + 1, 16)
+    }) {
+        Ok(bytes) if !bytes.is_empty() => Some(format!(
+            "{past}: {} bytes past the end of the file",
+            bytes.len()
+        )),
+        Ok(_) => None,
+        Err(e) => Some(format!("{past}: {}", super::said(&e))),
+    }
 }

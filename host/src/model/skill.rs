@@ -4,6 +4,7 @@ use super::Location;
 use serde_json::{Map, Value, json};
 use skillhost_skill::frontmatter::{Context, Frontmatter};
 use skillhost_skill::json::frontmatter_json;
+use std::sync::Arc;
 
 /// Where a provider's skills come from, for precedence and watching.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +45,10 @@ pub struct Skill {
     pub base: Location,
     /// Its frontmatter, verbatim and normalised.
     pub frontmatter: Frontmatter,
+    /// The frontmatter as JSON text, as its provider sent it (checked at
+    /// the boundary to be one JSON object). `None` for a skill made in the
+    /// host, whose JSON comes from its verbatim YAML when asked for.
+    pub json: Option<Arc<str>>,
 }
 
 impl Skill {
@@ -67,11 +72,15 @@ impl Skill {
         self.frontmatter.user_invocable
     }
 
-    /// The frontmatter as JSON, every field the author wrote. It comes from
-    /// the one parser (`skillhost-skill`), reading the verbatim text the
-    /// provider sent: the 0.1.0 contract carries no JSON of its own.
+    /// The frontmatter as JSON, every field the author wrote: the JSON the
+    /// provider made inside its sandbox (the host parses no provider's
+    /// YAML), or, for a skill made in the host, the one parser's reading
+    /// of the verbatim text.
     pub fn frontmatter_json(&self) -> Value {
-        frontmatter_json(&self.frontmatter.raw)
+        match &self.json {
+            Some(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+            None => frontmatter_json(&self.frontmatter.raw),
+        }
     }
 
     /// The catalog JSON of this skill.

@@ -8,7 +8,7 @@ use super::view::ProviderView;
 use crate::model::{Diagnostic, Scope};
 use crate::sandbox::Grants;
 use crate::sandbox::InstanceId;
-use crate::sandbox::bindings::v0_1_0::types as wit;
+use crate::sandbox::bindings::latest::types as wit;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

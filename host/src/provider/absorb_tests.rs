@@ -24,6 +24,7 @@ fn entry(name: &str) -> wit::SkillEntry {
     wit::SkillEntry {
         frontmatter: wit::Frontmatter {
             raw: f.raw,
+            json: "{}".to_string(),
             name: f.name,
             description: Some("d".into()),
             when_to_use: None,

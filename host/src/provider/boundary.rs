@@ -6,12 +6,13 @@
 
 use crate::model::{Diagnostic, Scope, Severity, Skill, SkillDocument, SkillResource};
 use crate::sandbox::Grants;
-use crate::sandbox::bindings::v0_1_0::types as wit;
+use crate::sandbox::bindings::latest::types as wit;
 use crate::text::{clip, shown};
 use skillhost_skill::digest;
 use skillhost_skill::frontmatter::{Context, Frontmatter, MAX_DOCUMENT_BYTES};
 use skillhost_skill::names::check_name;
 use skillhost_skill::segments;
+use std::sync::Arc;
 
 /// Caps on what one provider may return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +72,7 @@ pub fn entry_bytes(entry: &wit::SkillEntry) -> usize {
     entry.path.len()
         + entry.base.len()
         + f.raw.len()
+        + f.json.len()
         + f.name.len()
         + text(&f.description)
         + text(&f.when_to_use)
@@ -166,13 +168,38 @@ pub fn skill(
             clip(&entry.base, 256)
         )
     })?;
+    let mut fields = entry.frontmatter;
+    let json = frontmatter_json(std::mem::take(&mut fields.json), caps)?;
     Ok(Skill {
         source: source.to_string(),
         scope: Scope::User,
         path,
         base,
-        frontmatter: frontmatter(entry.frontmatter, caps)?,
+        frontmatter: frontmatter(fields, caps)?,
+        json: Some(json),
     })
+}
+
+/// Checks the frontmatter JSON a provider made: one JSON object (or
+/// `null`, "not YAML the parser accepts", as 0.1.0's conversion says it),
+/// within the cap. Checked without building it (the host holds the text
+/// and parses it only where the JSON is shown).
+fn frontmatter_json(json: String, caps: &Caps) -> Result<Arc<str>, String> {
+    // JSON escapes make it longer than the YAML it renders.
+    let cap = caps.max_frontmatter.saturating_mul(2);
+    if json.len() > cap {
+        return Err(format!(
+            "frontmatter JSON is {} bytes, over the {cap} byte cap",
+            json.len()
+        ));
+    }
+    let text = json.trim_start();
+    if !(text.starts_with('{') || text.starts_with("null")) {
+        return Err("frontmatter JSON is not a JSON object".to_string());
+    }
+    serde_json::from_str::<serde::de::IgnoredAny>(text)
+        .map_err(|e| format!("frontmatter JSON does not parse: {e}"))?;
+    Ok(Arc::from(json))
 }
 
 /// Validates a loaded document.

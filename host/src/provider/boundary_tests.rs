@@ -25,6 +25,7 @@ fn entry(name: &str) -> wit::SkillEntry {
     wit::SkillEntry {
         frontmatter: wit::Frontmatter {
             raw: format!("name: {name}"),
+            json: format!("{{\"name\": \"{name}\"}}"),
             name: name.to_string(),
             description: Some("d".into()),
             when_to_use: None,
@@ -157,4 +158,29 @@ fn resource_listings_need_relative_paths_and_sha256_digests() {
         };
         assert!(resources(vec![bad], &Caps::default()).is_err(), "{path}");
     }
+}
+
+#[test]
+fn the_providers_frontmatter_json_is_kept_and_shown_as_sent() {
+    let mut e = entry("x");
+    e.frontmatter.json = r#"{"name": "x", "metadata": {"k": [1, true]}}"#.to_string();
+    let skill = skill(e, &grants(), "p", &Caps::default()).unwrap();
+    assert_eq!(
+        skill.frontmatter_json(),
+        serde_json::json!({"name": "x", "metadata": {"k": [1, true]}})
+    );
+}
+
+#[test]
+fn frontmatter_json_that_is_not_one_object_is_refused() {
+    for bad in ["[1, 2]", "\"text\"", "{\"open\": ", "{} trailing", ""] {
+        let mut e = entry("x");
+        e.frontmatter.json = bad.to_string();
+        let refused = skill(e, &grants(), "p", &Caps::default()).unwrap_err();
+        assert!(refused.contains("frontmatter JSON"), "{bad:?}: {refused}");
+    }
+    let mut e = entry("x");
+    e.frontmatter.json = format!("{{\"d\": \"{}\"}}", "x".repeat(200_000));
+    let refused = skill(e, &grants(), "p", &Caps::default()).unwrap_err();
+    assert!(refused.contains("over the"), "{refused}");
 }

@@ -8,7 +8,7 @@ use super::spec::ChangeKind;
 use crate::error::{Error, ProviderErrorKind};
 use crate::model::{SkillDocument, SkillResource};
 use crate::sandbox::Fault;
-use crate::sandbox::bindings::v0_1_0::types as wit;
+use crate::sandbox::bindings::latest::types as wit;
 use crate::text::clip;
 use std::path::PathBuf;
 
@@ -101,9 +101,7 @@ impl Provider {
     pub fn load(&self, name: &str) -> Result<SkillDocument, Error> {
         let guest_name = self.namespace.guest_name(self.id(), name)?;
         let (answer, grants) = self
-            .with_instance(|i| {
-                i.call(|b, s| b.skillhost_provider_provider().call_load(s, guest_name))
-            })
+            .with_instance(|i| i.load(guest_name))
             .map_err(|f| self.faulted(f))?;
         let doc = answer.map_err(|e| self.refused(e))?;
         let mut doc = boundary::document(doc, &grants, self.id(), &self.spec.caps)
@@ -125,9 +123,7 @@ impl Provider {
     pub fn list_resources(&self, name: &str) -> Result<Vec<SkillResource>, Error> {
         let name = self.namespace.guest_name(self.id(), name)?;
         let (answer, _) = self
-            .with_instance(|i| {
-                i.call(|b, s| b.skillhost_provider_provider().call_list_resources(s, name))
-            })
+            .with_instance(|i| i.list_resources(name))
             .map_err(|f| self.faulted(f))?;
         let list = answer.map_err(|e| self.refused(e))?;
         boundary::resources(list, &self.spec.caps).map_err(|m| self.boundary_error(m))
@@ -137,14 +133,37 @@ impl Provider {
     pub fn read_resource(&self, name: &str, path: &str) -> Result<Vec<u8>, Error> {
         let name = self.namespace.guest_name(self.id(), name)?;
         let (answer, _) = self
-            .with_instance(|i| {
-                i.call(|b, s| {
-                    b.skillhost_provider_provider()
-                        .call_read_resource(s, name, path)
-                })
-            })
+            .with_instance(|i| i.read_resource(name, path))
             .map_err(|f| self.faulted(f))?;
         let bytes = answer.map_err(|e| self.refused(e))?;
+        if let Some(message) = oversized_resource(path, &bytes, &self.spec.caps) {
+            return Err(self.boundary_error(message));
+        }
+        Ok(bytes)
+    }
+
+    /// Reads at most `len` bytes of one file of skill `name` from `offset`
+    /// (fewer at its end, none past it): a large file in parts. A 0.1.0
+    /// provider reads the whole file for each part.
+    pub fn read_resource_range(
+        &self,
+        name: &str,
+        path: &str,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, Error> {
+        let name = self.namespace.guest_name(self.id(), name)?;
+        let (answer, _) = self
+            .with_instance(|i| i.read_resource_range(name, path, offset, len))
+            .map_err(|f| self.faulted(f))?;
+        let bytes = answer.map_err(|e| self.refused(e))?;
+        if bytes.len() as u64 > len {
+            return Err(self.boundary_error(format!(
+                "{:?}: asked for at most {len} bytes, got {}",
+                clip(path, 256),
+                bytes.len()
+            )));
+        }
         if let Some(message) = oversized_resource(path, &bytes, &self.spec.caps) {
             return Err(self.boundary_error(message));
         }
@@ -159,7 +178,7 @@ impl Provider {
             if events.is_empty() {
                 return Ok(());
             }
-            i.call(|b, s| b.skillhost_provider_provider().call_on_change(s, &events))
+            i.on_change(&events)
         })
         .map(|_| ())
         .map_err(|f| self.faulted(f))
@@ -176,7 +195,7 @@ impl Provider {
                 path: root,
                 kind: wit::ChangeKind::Rescan,
             }];
-            i.call(|b, s| b.skillhost_provider_provider().call_on_change(s, &events))
+            i.on_change(&events)
         })
         .map(|_| ())
         .map_err(|f| self.faulted(f))
@@ -194,7 +213,7 @@ impl Provider {
             if guest.is_empty() {
                 return Ok(());
             }
-            i.call(|b, s| b.skillhost_provider_provider().call_observe(s, &guest))
+            i.observe(&guest)
         })
         .map(|_| ())
         .map_err(|f| self.faulted(f))

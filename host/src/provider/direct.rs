@@ -16,7 +16,7 @@ use super::lifecycle::granted;
 use super::spec::{ChangeKind, ProviderSpec};
 use crate::error::Error;
 use crate::model::{Diagnostic, Skill, SkillDocument, SkillResource};
-use crate::sandbox::bindings::v0_1_0::types as wit;
+use crate::sandbox::bindings::latest::types as wit;
 use crate::sandbox::{
     Fault, FaultKind, Grants, Instance, InstanceId, Refusals, SandboxEngine, Start, Upcalls,
     WatchTarget,
@@ -129,7 +129,7 @@ impl DirectInstance {
             refusals: refusals.clone(),
             upcalls: recorder.clone(),
             id: InstanceId::next(),
-            config: &config,
+            config: Some(&config),
         })
         .map_err(|fault| Error::Fault {
             provider: spec.id.clone(),
@@ -173,8 +173,7 @@ impl DirectInstance {
     /// with each entry's verdict at the boundary.
     pub fn snapshot(&mut self, known: Option<u64>, rescan: bool) -> Result<Observed, Error> {
         let request = wit::SnapshotRequest { known, rescan };
-        let obs = self
-            .call(|i| i.call(|b, s| b.skillhost_provider_provider().call_snapshot(s, request)))?;
+        let obs = self.call(|i| i.snapshot(request))?;
         let (grants, id, caps) = (&self.grants, self.spec.id.as_str(), &self.spec.caps);
         let dropped = obs.skills.len().saturating_sub(caps.max_skills);
         let entries = obs
@@ -201,8 +200,7 @@ impl DirectInstance {
     /// Calls `load`; the document is checked at the boundary (its name is
     /// not compared with `name`: that is the caller's check).
     pub fn load(&mut self, name: &str) -> Result<SkillDocument, Error> {
-        let answer =
-            self.call(|i| i.call(|b, s| b.skillhost_provider_provider().call_load(s, name)))?;
+        let answer = self.call(|i| i.load(name))?;
         let doc = answer.map_err(|e| provider_error(&self.spec.id, e))?;
         boundary::document(doc, &self.grants, &self.spec.id, &self.spec.caps)
             .map_err(|m| self.boundary_error(m))
@@ -210,22 +208,38 @@ impl DirectInstance {
 
     /// Calls `list-resources`; the listing is checked at the boundary.
     pub fn list_resources(&mut self, name: &str) -> Result<Vec<SkillResource>, Error> {
-        let answer = self.call(|i| {
-            i.call(|b, s| b.skillhost_provider_provider().call_list_resources(s, name))
-        })?;
+        let answer = self.call(|i| i.list_resources(name))?;
         let list = answer.map_err(|e| provider_error(&self.spec.id, e))?;
         boundary::resources(list, &self.spec.caps).map_err(|m| self.boundary_error(m))
     }
 
     /// Calls `read-resource`; the bytes are held to the per-file cap.
     pub fn read_resource(&mut self, name: &str, path: &str) -> Result<Vec<u8>, Error> {
-        let answer = self.call(|i| {
-            i.call(|b, s| {
-                b.skillhost_provider_provider()
-                    .call_read_resource(s, name, path)
-            })
-        })?;
+        let answer = self.call(|i| i.read_resource(name, path))?;
         let bytes = answer.map_err(|e| provider_error(&self.spec.id, e))?;
+        match oversized_resource(path, &bytes, &self.spec.caps) {
+            Some(message) => Err(self.boundary_error(message)),
+            None => Ok(bytes),
+        }
+    }
+
+    /// Calls `read-resource-range`; the bytes are held to the range asked
+    /// for and the per-file cap.
+    pub fn read_resource_range(
+        &mut self,
+        name: &str,
+        path: &str,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, Error> {
+        let answer = self.call(|i| i.read_resource_range(name, path, offset, len))?;
+        let bytes = answer.map_err(|e| provider_error(&self.spec.id, e))?;
+        if bytes.len() as u64 > len {
+            return Err(self.boundary_error(format!(
+                "asked for at most {len} bytes of {path:?}, got {}",
+                bytes.len()
+            )));
+        }
         match oversized_resource(path, &bytes, &self.spec.caps) {
             Some(message) => Err(self.boundary_error(message)),
             None => Ok(bytes),
@@ -241,7 +255,7 @@ impl DirectInstance {
             return Ok(0);
         }
         let delivered = events.len();
-        self.call(|i| i.call(|b, s| b.skillhost_provider_provider().call_on_change(s, &events)))?;
+        self.call(|i| i.on_change(&events))?;
         Ok(delivered)
     }
 
@@ -255,7 +269,7 @@ impl DirectInstance {
         if guest.is_empty() {
             return Ok(());
         }
-        self.call(|i| i.call(|b, s| b.skillhost_provider_provider().call_observe(s, &guest)))
+        self.call(|i| i.observe(&guest))
     }
 
     /// How many times the instance called `invalidate-provider` (within

@@ -3,7 +3,7 @@
 //! and restarted only once its backoff has passed.
 
 use super::{Provider, ProviderSpec};
-use crate::sandbox::bindings::v0_1_0::types::ProviderConfig;
+use crate::sandbox::bindings::latest::types::ProviderConfig;
 use crate::sandbox::{Fault, Grants, Instance, InstanceId, Start};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -61,7 +61,7 @@ impl Provider {
             refusals: self.refusals.clone(),
             upcalls: self.signals.clone(),
             id,
-            config: &config,
+            config: Some(&config),
         });
         started.inspect_err(|fault| {
             self.signals.set_live(None);

@@ -54,6 +54,7 @@ mod tests {
             path: Location::Url("https://h/pdf/SKILL.md".into()),
             base: Location::Url("https://h/pdf".into()),
             frontmatter,
+            json: None,
         };
         ns.apply(&mut skill);
         assert_eq!(skill.name(), "team:pdf");

@@ -7,7 +7,7 @@ use super::Provider;
 use super::absorb::{Source, absorb};
 use crate::model::{Diagnostic, Skill};
 use crate::sandbox::Fault;
-use crate::sandbox::bindings::v0_1_0::types as wit;
+use crate::sandbox::bindings::latest::types as wit;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -122,7 +122,7 @@ impl Provider {
                 known: held.epoch(),
                 rescan,
             };
-            i.call(|b, s| b.skillhost_provider_provider().call_snapshot(s, request))
+            i.snapshot(request)
         });
         match answer {
             Ok((obs, grants)) => {

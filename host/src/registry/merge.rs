@@ -76,6 +76,7 @@ mod tests {
             path: Location::Path(path.into()),
             base: Location::Path(path.into()),
             frontmatter: Frontmatter::defaults(name),
+            json: None,
         })
     }
 

@@ -2,8 +2,9 @@
 //! the denied shims and the contract's imports), the epoch ticker, and
 //! component loading through the compile cache.
 
-use super::bindings::v0_1_0::{SkillProvider, SkillProviderPre};
+use super::bindings::{v0_1_0, v0_2_0};
 use super::compile_cache::{CacheOutcome, CompileCache};
+use super::describe::{self, Contract};
 use super::imports::{denied, wasi};
 use super::state::HostState;
 use super::ticker::{TickGuard, Ticker};
@@ -27,16 +28,30 @@ struct EngineInner {
     ticker: Ticker,
 }
 
+/// A component pre-linked for the contract version it exports.
+pub(crate) enum Pre {
+    /// A `skillhost:provider@0.1.0` component.
+    V0_1_0(v0_1_0::SkillProviderPre<HostState>),
+    /// A `skillhost:provider@0.2.0` component.
+    V0_2_0(v0_2_0::SkillProviderPre<HostState>),
+}
+
 /// A component compiled for this engine and pre-linked, ready to instantiate
 /// in microseconds.
 pub struct LoadedComponent {
-    pre: SkillProviderPre<HostState>,
+    pre: Pre,
+    contract: Contract,
     cache: CacheOutcome,
 }
 
 impl LoadedComponent {
-    pub(crate) fn pre(&self) -> &SkillProviderPre<HostState> {
+    pub(crate) fn pre(&self) -> &Pre {
         &self.pre
+    }
+
+    /// The contract version the component exports.
+    pub fn contract(&self) -> &Contract {
+        &self.contract
     }
 
     /// Whether loading it hit the compile cache.
@@ -52,7 +67,10 @@ fn linker(engine: &Engine) -> wasmtime::Result<Linker<HostState>> {
     wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     denied::shadow(&mut linker)?;
     wasi::shadow(&mut linker)?;
-    SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+    // Every version's imports, each answered by the one implementation
+    // (see `bindings`): a component links against the version it was built for.
+    v0_1_0::SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+    v0_2_0::SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
     Ok(linker)
 }
 
@@ -95,12 +113,23 @@ impl SandboxEngine {
     /// Compiles (or loads from the cache) and pre-links a provider component.
     pub fn load(&self, bytes: &[u8]) -> Result<LoadedComponent, Error> {
         let (component, cache) = self.compile(bytes)?;
-        let pre = self.link(&component).map_err(|e| {
-            Error::Component(format!(
-                "the component does not fit the skillhost:provider@0.1.0 contract: {e}"
-            ))
-        })?;
-        Ok(LoadedComponent { pre, cache })
+        let (pre, contract) = self.link(&component).map_err(Error::Component)?;
+        Ok(LoadedComponent {
+            pre,
+            contract,
+            cache,
+        })
+    }
+
+    /// The contract version a compiled component exports, or an error
+    /// naming the versions this host runs.
+    pub(crate) fn contract_of(&self, component: &Component) -> Result<Contract, Error> {
+        let ty = component.component_type();
+        let names: Vec<String> = ty
+            .exports(&self.inner.engine)
+            .map(|(name, _)| name.to_string())
+            .collect();
+        describe::contract_of(names.iter().map(String::as_str))
     }
 
     /// Compiles (or loads from the cache) a component, without linking it.
@@ -113,15 +142,24 @@ impl SandboxEngine {
 
     /// Pre-links a compiled component against every import the host
     /// provides; the error says which import is missing or mistyped.
-    pub(crate) fn link(
-        &self,
-        component: &Component,
-    ) -> Result<SkillProviderPre<HostState>, String> {
-        self.inner
+    pub(crate) fn link(&self, component: &Component) -> Result<(Pre, Contract), String> {
+        // Imports first: a component the host cannot link is told which
+        // import, whatever it exports.
+        let pre = self
+            .inner
             .linker
             .instantiate_pre(component)
-            .and_then(SkillProviderPre::new)
-            .map_err(|e| format!("{e:#}"))
+            .map_err(|e| format!("{e:#}"))?;
+        let contract = self.contract_of(component).map_err(|e| e.to_string())?;
+        let typed = match contract.version.as_str() {
+            "0.1.0" => v0_1_0::SkillProviderPre::new(pre).map(Pre::V0_1_0),
+            "0.2.0" => v0_2_0::SkillProviderPre::new(pre).map(Pre::V0_2_0),
+            other => return Err(format!("this host has no bindings of version {other}")),
+        };
+        let typed = typed.map_err(|e| {
+            format!("the component does not fit the {contract} contract it exports: {e:#}")
+        })?;
+        Ok((typed, contract))
     }
 
     /// Keeps the epoch ticking while the returned guard lives.

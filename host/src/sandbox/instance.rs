@@ -6,9 +6,9 @@
 //! instance"): the caller drops it and starts a fresh one from the
 //! pre-linked component, which takes microseconds.
 
-use super::bindings::v0_1_0::SkillProvider;
-use super::bindings::v0_1_0::types::ProviderConfig;
-use super::engine::{LoadedComponent, SandboxEngine};
+use super::bindings::latest::types as wit;
+use super::bindings::{v0_1_0, v0_2_0};
+use super::engine::{LoadedComponent, Pre, SandboxEngine};
 use super::fault::{DeadlineExceeded, Fault, FaultKind, classify};
 use super::grants::Grants;
 use super::imports::files::{FilesCtx, Mounts};
@@ -40,16 +40,27 @@ pub(crate) struct Start<'a> {
     pub upcalls: Arc<dyn Upcalls>,
     /// Its identity: callbacks count only while it is the live instance.
     pub id: InstanceId,
-    /// What its `init` receives.
-    pub config: &'a ProviderConfig,
+    /// What its `init` receives; `None`: do not call `init` (the instance
+    /// is only asked for its manifest).
+    pub config: Option<&'a wit::ProviderConfig>,
+}
+
+/// An instance's exports, in the contract version it was built for.
+enum Bindings {
+    V0_1_0(v0_1_0::SkillProvider),
+    V0_2_0(v0_2_0::SkillProvider),
 }
 
 /// A live provider instance.
 pub(crate) struct Instance {
     store: Store<HostState>,
-    bindings: SkillProvider,
+    bindings: Bindings,
     engine: SandboxEngine,
 }
+
+/// One export's answer: the provider's own result, or the fault that
+/// stopped it.
+pub(crate) type Answer<T> = Result<Result<T, wit::ProviderError>, Fault>;
 
 /// The WASI context: the grant's mounts preopened read-only, no network,
 /// stdio captured; and the same mounts opened for the `files` capability.
@@ -144,7 +155,11 @@ impl Instance {
             let _ticking = engine.ticking();
             store.data_mut().call.restart();
             store.set_epoch_deadline(1);
-            start.component.pre().instantiate(&mut store).map_err(|e| {
+            let made = match start.component.pre() {
+                Pre::V0_1_0(pre) => pre.instantiate(&mut store).map(Bindings::V0_1_0),
+                Pre::V0_2_0(pre) => pre.instantiate(&mut store).map(Bindings::V0_2_0),
+            };
+            made.map_err(|e| {
                 let fault = classify(e, store.data());
                 Fault::new(FaultKind::Init, format!("instantiation failed: {fault}"))
             })?
@@ -154,7 +169,17 @@ impl Instance {
             bindings,
             engine: engine.clone(),
         };
-        match started.call(|b, s| b.skillhost_provider_provider().call_init(s, start.config)) {
+        let Some(config) = start.config else {
+            return Ok(started);
+        };
+        let answer = started.call(|b, s| match b {
+            Bindings::V0_1_0(b) => b
+                .skillhost_provider_provider()
+                .call_init(s, &config.into())
+                .map(|r| r.map_err(Into::into)),
+            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_init(s, config),
+        });
+        match answer {
             Ok(Ok(())) => Ok(started),
             Ok(Err(e)) => Err(Fault::new(FaultKind::Init, format!("init refused: {e:?}"))),
             Err(fault) => Err(Fault::new(fault.kind, format!("init: {}", fault.message))),
@@ -162,9 +187,9 @@ impl Instance {
     }
 
     /// Runs one export under the deadline.
-    pub(crate) fn call<R>(
+    fn call<R>(
         &mut self,
-        f: impl FnOnce(&SkillProvider, &mut Store<HostState>) -> wasmtime::Result<R>,
+        f: impl FnOnce(&Bindings, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, Fault> {
         let _ticking = self.engine.ticking();
         self.store.data_mut().call.restart();
@@ -172,6 +197,109 @@ impl Instance {
         let result = f(&self.bindings, &mut self.store).map_err(|e| classify(e, self.store.data()));
         self.store.data_mut().end_call();
         result
+    }
+
+    /// What the provider wants granted; `None` for a 0.1.0 component, which
+    /// declares nothing.
+    pub(crate) fn manifest(&mut self) -> Result<Option<wit::ProviderManifest>, Fault> {
+        self.call(|b, s| match b {
+            Bindings::V0_1_0(_) => Ok(None),
+            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_manifest(s).map(Some),
+        })
+    }
+
+    /// `snapshot`.
+    pub(crate) fn snapshot(
+        &mut self,
+        request: wit::SnapshotRequest,
+    ) -> Result<wit::Observation, Fault> {
+        self.call(|b, s| match b {
+            Bindings::V0_1_0(b) => b
+                .skillhost_provider_provider()
+                .call_snapshot(s, request.into())
+                .map(Into::into),
+            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_snapshot(s, request),
+        })
+    }
+
+    /// `load`.
+    pub(crate) fn load(&mut self, name: &str) -> Answer<wit::SkillDocument> {
+        self.call(|b, s| match b {
+            Bindings::V0_1_0(b) => b
+                .skillhost_provider_provider()
+                .call_load(s, name)
+                .map(|r| r.map(Into::into).map_err(Into::into)),
+            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_load(s, name),
+        })
+    }
+
+    /// `list-resources`.
+    pub(crate) fn list_resources(&mut self, name: &str) -> Answer<Vec<wit::Resource>> {
+        self.call(|b, s| match b {
+            Bindings::V0_1_0(b) => b
+                .skillhost_provider_provider()
+                .call_list_resources(s, name)
+                .map(|r| {
+                    r.map(|l| l.into_iter().map(Into::into).collect())
+                        .map_err(Into::into)
+                }),
+            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_list_resources(s, name),
+        })
+    }
+
+    /// `read-resource`.
+    pub(crate) fn read_resource(&mut self, name: &str, path: &str) -> Answer<Vec<u8>> {
+        self.call(|b, s| match b {
+            Bindings::V0_1_0(b) => b
+                .skillhost_provider_provider()
+                .call_read_resource(s, name, path)
+                .map(|r| r.map_err(Into::into)),
+            Bindings::V0_2_0(b) => b
+                .skillhost_provider_provider()
+                .call_read_resource(s, name, path),
+        })
+    }
+
+    /// `read-resource-range`. A 0.1.0 component has no ranged read: it
+    /// reads the whole file and the range is cut from it here.
+    pub(crate) fn read_resource_range(
+        &mut self,
+        name: &str,
+        path: &str,
+        offset: u64,
+        len: u64,
+    ) -> Answer<Vec<u8>> {
+        self.call(|b, s| match b {
+            Bindings::V0_1_0(b) => b
+                .skillhost_provider_provider()
+                .call_read_resource(s, name, path)
+                .map(|r| {
+                    r.map(|bytes| cut_range(bytes, offset, len))
+                        .map_err(Into::into)
+                }),
+            Bindings::V0_2_0(b) => b
+                .skillhost_provider_provider()
+                .call_read_resource_range(s, name, path, offset, len),
+        })
+    }
+
+    /// `on-change`.
+    pub(crate) fn on_change(&mut self, events: &[wit::ChangeEvent]) -> Result<(), Fault> {
+        self.call(|b, s| match b {
+            Bindings::V0_1_0(b) => {
+                let events: Vec<_> = events.iter().map(Into::into).collect();
+                b.skillhost_provider_provider().call_on_change(s, &events)
+            }
+            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_on_change(s, events),
+        })
+    }
+
+    /// `observe`.
+    pub(crate) fn observe(&mut self, paths: &[String]) -> Result<(), Fault> {
+        self.call(|b, s| match b {
+            Bindings::V0_1_0(b) => b.skillhost_provider_provider().call_observe(s, paths),
+            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_observe(s, paths),
+        })
     }
 
     /// A number no other instance in this process has.
@@ -189,4 +317,17 @@ impl Instance {
     pub(crate) fn grants(&self) -> &Arc<Grants> {
         &self.store.data().grants
     }
+}
+
+/// Bytes `offset..offset + len` of `bytes` (fewer at its end, none past it).
+fn cut_range(mut bytes: Vec<u8>, offset: u64, len: u64) -> Vec<u8> {
+    let start = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(bytes.len());
+    let end = start
+        .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+        .min(bytes.len());
+    bytes.truncate(end);
+    bytes.drain(..start);
+    bytes
 }

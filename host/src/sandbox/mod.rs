@@ -17,6 +17,7 @@ mod grants;
 pub(crate) mod imports;
 mod instance;
 mod limits;
+pub mod manifest;
 mod rate;
 mod refusals;
 mod state;
@@ -31,6 +32,7 @@ pub(crate) use grants::{Grants, VirtualRoot};
 pub(crate) use imports::http::origin_of;
 pub(crate) use instance::{Instance, Start};
 pub use limits::Limits;
+pub use manifest::{Manifest, RootNeed, SettingSpec};
 pub(crate) use refusals::Refusals;
 
 use std::path::PathBuf;

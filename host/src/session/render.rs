@@ -478,6 +478,7 @@ mod tests {
             path: Location::Path(format!("/s/{name}/SKILL.md").into()),
             base: Location::Path(format!("/s/{name}").into()),
             frontmatter,
+            json: None,
         }
     }
 

@@ -13,6 +13,7 @@ fn skill(name: &str, description: &str, scope: Scope) -> Skill {
         path: Location::Path(format!("/s/{name}/SKILL.md").into()),
         base: Location::Path(format!("/s/{name}").into()),
         frontmatter,
+        json: None,
     }
 }
 

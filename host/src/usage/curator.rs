@@ -438,6 +438,7 @@ mod tests {
             path: Location::Path(path.into()),
             base: Location::Path(Path::new(path).parent().unwrap().to_path_buf()),
             frontmatter,
+            json: None,
         }
     }
 

@@ -8,8 +8,8 @@ use skillhost_guest_sdk::skill::digest;
 use skillhost_guest_sdk::skill::frontmatter::parse_document;
 use skillhost_guest_sdk::skill::layout::SKILL_FILE;
 use skillhost_guest_sdk::{
-    Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Resource, Severity,
-    SkillDocument, SkillEntry, SnapshotRequest, to_wit_diagnostic, to_wit_frontmatter,
+    Diagnostic, Manifest, Need, Observation, Provider, ProviderConfig, ProviderError, Resource,
+    Severity, SkillDocument, SkillEntry, SnapshotRequest, parse_skill, to_wit_diagnostic,
 };
 
 include!(concat!(env!("OUT_DIR"), "/files.rs"));
@@ -40,20 +40,29 @@ fn folder_of(name: &str, skills: &[SkillEntry]) -> Option<String> {
 }
 
 impl Provider for Bundled {
+    fn manifest() -> Manifest {
+        Manifest {
+            summary: "Skills compiled into the component; it needs no grant".to_string(),
+            roots: Need::None,
+            origins: Vec::new(),
+            settings: Vec::new(),
+        }
+    }
+
     fn init(_config: ProviderConfig) -> Result<Self, ProviderError> {
         let mut skills = Vec::new();
         let mut diagnostics = Vec::new();
         for (folder, path, bytes) in FILES.iter().filter(|(_, p, _)| *p == SKILL_FILE) {
             let doc_path = format!("{ROOT}/{folder}/{path}");
-            match parse_document(bytes, folder) {
-                Ok(doc) => {
+            match parse_skill(bytes, folder) {
+                Ok((doc, frontmatter)) => {
                     diagnostics.extend(
                         doc.warnings
                             .into_iter()
                             .map(|w| to_wit_diagnostic(&doc_path, Severity::Warning, w)),
                     );
                     skills.push(SkillEntry {
-                        frontmatter: to_wit_frontmatter(doc.frontmatter),
+                        frontmatter,
                         path: doc_path,
                         base: format!("{ROOT}/{folder}"),
                     });

@@ -3,9 +3,9 @@
 
 use skillhost_guest_sdk::delta::Changes;
 use skillhost_guest_sdk::files::{EntryKind, Stamp};
-use skillhost_guest_sdk::skill::frontmatter::{Finding, parse_document, starts_with_frontmatter};
+use skillhost_guest_sdk::skill::frontmatter::{Finding, starts_with_frontmatter};
 use skillhost_guest_sdk::skill::layout::{self, Candidate, LOWERCASE_SKILL_FILE, SKILL_FILE};
-use skillhost_guest_sdk::{Severity, SkillEntry, to_wit_frontmatter};
+use skillhost_guest_sdk::{Severity, SkillEntry, parse_skill};
 
 /// What an entry turned out to be.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,18 +203,19 @@ impl Entry {
         }
     }
 
-    /// What the document's bytes make of the entry.
+    /// What the document's bytes (its frontmatter, as `read-frontmatters`
+    /// gives it, or all of it) make of the entry.
     pub fn parse(&self, bytes: &[u8]) -> State {
         if self.flat && !starts_with_frontmatter(bytes) {
             return State::NotSkill(None);
         }
-        match parse_document(bytes, &self.default_name) {
-            Ok(doc) => State::Skill(Skill {
-                name: doc.frontmatter.name.clone(),
-                raw: doc.frontmatter.raw.clone(),
+        match parse_skill(bytes, &self.default_name) {
+            Ok((doc, frontmatter)) => State::Skill(Skill {
+                name: doc.frontmatter.name,
+                raw: doc.frontmatter.raw,
                 warnings: doc.warnings,
                 pending: Some(Box::new(SkillEntry {
-                    frontmatter: to_wit_frontmatter(doc.frontmatter),
+                    frontmatter,
                     path: self.doc.clone(),
                     base: self.base.clone(),
                 })),

@@ -17,12 +17,10 @@ use fs::Failure;
 use scan::Catalog;
 use skillhost_guest_sdk::files;
 use skillhost_guest_sdk::host::{self, LogLevel};
-use skillhost_guest_sdk::skill::frontmatter::{
-    Finding, MAX_DOCUMENT_BYTES, parse_document, too_large,
-};
+use skillhost_guest_sdk::skill::frontmatter::{Finding, MAX_DOCUMENT_BYTES, too_large};
 use skillhost_guest_sdk::{
-    ChangeEvent, ChangeKind, Observation, Provider, ProviderConfig, ProviderError, Resource,
-    SkillDocument, SkillEntry, SnapshotRequest, to_wit_frontmatter,
+    ChangeEvent, ChangeKind, Manifest, Need, Observation, Provider, ProviderConfig, ProviderError,
+    Resource, SkillDocument, SkillEntry, SnapshotRequest, parse_skill,
 };
 
 /// What a skill is, as far as loading and resources are concerned.
@@ -133,6 +131,17 @@ fn invalid(path: &str, finding: Finding) -> ProviderError {
 }
 
 impl Provider for LocalProvider {
+    fn manifest() -> Manifest {
+        Manifest {
+            summary: "Skills in folders on this machine: <root>/<name>/SKILL.md bundles and \
+                      <root>/<name>.md files, read-only"
+                .to_string(),
+            roots: Need::Required,
+            origins: Vec::new(),
+            settings: Vec::new(),
+        }
+    }
+
     fn init(config: ProviderConfig) -> Result<Self, ProviderError> {
         if config.roots.is_empty() {
             return Err(ProviderError::Invalid(
@@ -172,8 +181,8 @@ impl Provider for LocalProvider {
                 return Err(read_error(&skill.doc, e));
             }
         };
-        let doc =
-            parse_document(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
+        let (doc, frontmatter) =
+            parse_skill(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
         if doc.frontmatter.name != name {
             // The file now declares another name: the catalog is stale.
             self.catalog.suspect_document(&skill.doc);
@@ -185,7 +194,7 @@ impl Provider for LocalProvider {
         }
         Ok(SkillDocument {
             entry: SkillEntry {
-                frontmatter: to_wit_frontmatter(doc.frontmatter),
+                frontmatter,
                 path: skill.doc,
                 base: skill.base,
             },
@@ -201,6 +210,17 @@ impl Provider for LocalProvider {
     fn read_resource(&mut self, name: &str, path: &str) -> Result<Vec<u8>, ProviderError> {
         let skill = self.skill(name)?;
         resources::read(&skill, path)
+    }
+
+    fn read_resource_range(
+        &mut self,
+        name: &str,
+        path: &str,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, ProviderError> {
+        let skill = self.skill(name)?;
+        resources::read_range(&skill, path, offset, len)
     }
 
     fn on_change(&mut self, events: Vec<ChangeEvent>) {

@@ -104,8 +104,9 @@ pub fn check_stamps(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
     }
 }
 
-/// Reads and parses the given documents (batched reads, announced for
-/// read-ahead when there are many).
+/// Reads and parses the given documents' frontmatter (batched reads,
+/// announced for read-ahead when there are many). Only the frontmatter
+/// crosses into the sandbox: a snapshot needs no body.
 pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
     entries.retain_mut(|entry| {
         let name = entry.path.rsplit('/').next().unwrap_or_default();
@@ -130,7 +131,7 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
     let mut lowercase = vec![false; entries.len()];
     let mut offset = 0;
     for (batch, paths) in entries.chunks_mut(BATCH).zip(paths.chunks(BATCH)) {
-        let result = files::read_files(paths, MAX_DOCUMENT_BYTES);
+        let result = files::read_frontmatters(paths, MAX_DOCUMENT_BYTES);
         for (index, entry) in batch.iter_mut().enumerate() {
             let read = files::file(&result, index);
             if entry.kind == Kind::Bundle && matches!(read, Err(FsError::NotFound)) {
@@ -152,7 +153,7 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
         .collect();
     let paths: Vec<String> = second.iter().filter_map(|e| e.lowercase_doc()).collect();
     for (batch, paths) in second.chunks_mut(BATCH).zip(paths.chunks(BATCH)) {
-        let result = files::read_files(paths, MAX_DOCUMENT_BYTES);
+        let result = files::read_frontmatters(paths, MAX_DOCUMENT_BYTES);
         for (index, entry) in batch.iter_mut().enumerate() {
             let read = files::file(&result, index);
             // Neither name is there: the folder is known by its `SKILL.md`.

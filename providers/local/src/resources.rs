@@ -98,6 +98,29 @@ fn describe(path: &str, bytes: &[u8]) -> Resource {
 /// Reads one file of the skill; `path` is relative to its base folder and
 /// may not climb out of it.
 pub fn read(skill: &SkillRef, path: &str) -> Result<Vec<u8>, ProviderError> {
+    let full = full_path(skill, path)?;
+    read_one(&full, MAX_RESOURCE_BYTES).map_err(|e: Failure| read_error(&full, e))
+}
+
+/// Reads at most `len` bytes of one file of the skill from `offset`, by the
+/// same rules as [`read`]: only that part crosses into the sandbox.
+pub fn read_range(
+    skill: &SkillRef,
+    path: &str,
+    offset: u64,
+    len: u64,
+) -> Result<Vec<u8>, ProviderError> {
+    let full = full_path(skill, path)?;
+    let len = len.min(MAX_RESOURCE_BYTES);
+    match files::read_range(&full, offset, len) {
+        Ok((bytes, stamp)) if stamp.size <= MAX_RESOURCE_BYTES => Ok(bytes),
+        Ok((_, stamp)) => Err(read_error(&full, Failure::TooLarge(stamp.size))),
+        Err(e) => Err(read_error(&full, e.into())),
+    }
+}
+
+/// The guest path of file `path` of the skill, checked.
+fn full_path(skill: &SkillRef, path: &str) -> Result<String, ProviderError> {
     check_relative(path)?;
     if skill.flat {
         let file_name = skill.doc.rsplit('/').next().unwrap_or_default();
@@ -107,8 +130,7 @@ pub fn read(skill: &SkillRef, path: &str) -> Result<Vec<u8>, ProviderError> {
             )));
         }
     }
-    let full = format!("{}/{path}", skill.base);
-    read_one(&full, MAX_RESOURCE_BYTES).map_err(|e: Failure| read_error(&full, e))
+    Ok(format!("{}/{path}", skill.base))
 }
 
 fn check_relative(path: &str) -> Result<(), ProviderError> {

@@ -36,8 +36,9 @@ use skillhost_guest_sdk::skill::json::frontmatter_json;
 use skillhost_guest_sdk::skill::layout::SKILL_FILE;
 use skillhost_guest_sdk::skill::segments;
 use skillhost_guest_sdk::{
-    ChangeEvent, ChangeKind, Diagnostic, Observation, Provider, ProviderConfig, ProviderError,
-    Resource, Severity, SkillDocument, SkillEntry, SnapshotRequest, to_wit_frontmatter,
+    ChangeEvent, ChangeKind, Diagnostic, Manifest, Need, Observation, Provider, ProviderConfig,
+    ProviderError, Resource, SettingSpec, Severity, SkillDocument, SkillEntry, SnapshotRequest,
+    to_wit_frontmatter_with_json,
 };
 
 /// The guest path remote skills live under; the host maps it to the URL.
@@ -197,12 +198,15 @@ impl RemoteProvider {
         }
         let mut fm = parsed.frontmatter;
         fm.raw = yaml;
+        let json = frontmatter.to_string();
         Ok(Remote {
             folder: folder.to_string(),
             dynamic,
             frontmatter,
             entry: SkillEntry {
-                frontmatter: to_wit_frontmatter(fm),
+                // The index's own JSON is the frontmatter as published (a
+                // fetched file is checked against it before it is served).
+                frontmatter: to_wit_frontmatter_with_json(fm, json),
                 path: format!("{ROOT}/{folder}/{SKILL_FILE}"),
                 base: format!("{ROOT}/{folder}"),
             },
@@ -497,6 +501,39 @@ impl RemoteProvider {
 }
 
 impl Provider for RemoteProvider {
+    fn manifest() -> Manifest {
+        let setting = |key: &str, required: bool, description: &str| SettingSpec {
+            key: key.to_string(),
+            required,
+            description: description.to_string(),
+        };
+        Manifest {
+            summary: "Skills published by a static mirror (index.json) or an MCP server with \
+                      the Skills Extension, fetched over HTTPS and checked against their digests"
+                .to_string(),
+            roots: Need::None,
+            origins: vec!["*".to_string()],
+            settings: vec![
+                setting(
+                    "url",
+                    true,
+                    "the mirror's index (or folder) or the MCP endpoint",
+                ),
+                setting("transport", false, "mirror (the default) or mcp"),
+                setting(
+                    "max_index_bytes",
+                    false,
+                    "largest index or listing accepted",
+                ),
+                setting(
+                    "max_ttl_ms",
+                    false,
+                    "longest an MCP server's ttlMs is honoured",
+                ),
+            ],
+        }
+    }
+
     fn init(config: ProviderConfig) -> Result<Self, ProviderError> {
         let setting = |key: &str| {
             config

@@ -1,4 +1,15 @@
-//! Bindings of `skillhost:provider@0.1.0` (`guest-sdk/wit/v0.1.0`, the contract's one home).
+//! Bindings of `skillhost:provider@0.1.0` (`guest-sdk/wit/v0.1.0`, frozen),
+//! and their conversion into the latest version's types, which the host
+//! implements and reasons about.
+//!
+//! 0.1.0 differs in what it lacks: frontmatter JSON (made here from the
+//! verbatim YAML with the one parser, `skillhost-skill` — the only place the
+//! host parses a provider's YAML), the frontmatter-only and ranged reads
+//! (0.1.0 components never ask for them) and the manifest (a 0.1.0
+//! component declares nothing).
+
+use super::latest;
+use crate::sandbox::state::HostState;
 
 wasmtime::component::bindgen!({
     path: "../guest-sdk/wit/v0.1.0",
@@ -7,6 +18,255 @@ wasmtime::component::bindgen!({
     imports: { "skillhost:provider/host.invalidate-provider": trappable },
 });
 
-pub(crate) use self::skillhost::provider::files;
-pub(crate) use self::skillhost::provider::host as imports;
-pub(crate) use self::skillhost::provider::types;
+use self::skillhost::provider::files as old_files;
+use self::skillhost::provider::host as old_host;
+use self::skillhost::provider::types as old;
+use latest::files as new_files;
+use latest::imports as new_host;
+use latest::types as new;
+
+/// Maps between two enums whose cases have the same names.
+macro_rules! same_cases {
+    ($from:ty => $to:ty { $($case:ident),* $(,)? }) => {
+        impl From<$from> for $to {
+            fn from(value: $from) -> $to {
+                match value {
+                    $(<$from>::$case => <$to>::$case,)*
+                }
+            }
+        }
+    };
+}
+
+// Exports: what the host sends a 0.1.0 component.
+impl From<&new::ProviderConfig> for old::ProviderConfig {
+    fn from(c: &new::ProviderConfig) -> Self {
+        old::ProviderConfig {
+            id: c.id.clone(),
+            roots: c.roots.clone(),
+            settings: c.settings.clone(),
+        }
+    }
+}
+
+impl From<new::SnapshotRequest> for old::SnapshotRequest {
+    fn from(r: new::SnapshotRequest) -> Self {
+        old::SnapshotRequest {
+            known: r.known,
+            rescan: r.rescan,
+        }
+    }
+}
+
+same_cases!(new::ChangeKind => old::ChangeKind { Created, Modified, Removed, Rescan });
+
+impl From<&new::ChangeEvent> for old::ChangeEvent {
+    fn from(e: &new::ChangeEvent) -> Self {
+        old::ChangeEvent {
+            path: e.path.clone(),
+            kind: e.kind.into(),
+        }
+    }
+}
+
+// Exports: what a 0.1.0 component answers.
+same_cases!(old::Severity => new::Severity { Error, Warning });
+same_cases!(old::InvocationContext => new::InvocationContext { Inline, Fork });
+
+impl From<old::Diagnostic> for new::Diagnostic {
+    fn from(d: old::Diagnostic) -> Self {
+        new::Diagnostic {
+            severity: d.severity.into(),
+            path: d.path,
+            line: d.line,
+            field: d.field,
+            message: d.message,
+        }
+    }
+}
+
+impl From<old::Frontmatter> for new::Frontmatter {
+    fn from(f: old::Frontmatter) -> Self {
+        new::Frontmatter {
+            json: skillhost_skill::json::frontmatter_json(&f.raw).to_string(),
+            raw: f.raw,
+            name: f.name,
+            description: f.description,
+            when_to_use: f.when_to_use,
+            argument_hint: f.argument_hint,
+            context: f.context.into(),
+            model: f.model,
+            effort: f.effort,
+            allowed_tools: f.allowed_tools,
+            user_invocable: f.user_invocable,
+            disable_model_invocation: f.disable_model_invocation,
+            paths: f.paths,
+            aliases: f.aliases,
+            version: f.version,
+            agent: f.agent,
+            pinned: f.pinned,
+            license: f.license,
+            compatibility: f.compatibility,
+            metadata: f.metadata,
+        }
+    }
+}
+
+impl From<old::SkillEntry> for new::SkillEntry {
+    fn from(e: old::SkillEntry) -> Self {
+        new::SkillEntry {
+            frontmatter: e.frontmatter.into(),
+            path: e.path,
+            base: e.base,
+        }
+    }
+}
+
+impl From<old::Observation> for new::Observation {
+    fn from(o: old::Observation) -> Self {
+        new::Observation {
+            epoch: o.epoch,
+            base: o.base,
+            skills: o.skills.into_iter().map(Into::into).collect(),
+            removed: o.removed,
+            diagnostics: o.diagnostics.into_iter().map(Into::into).collect(),
+            complete: o.complete,
+        }
+    }
+}
+
+impl From<old::SkillDocument> for new::SkillDocument {
+    fn from(d: old::SkillDocument) -> Self {
+        new::SkillDocument {
+            entry: d.entry.into(),
+            body: d.body,
+        }
+    }
+}
+
+impl From<old::Resource> for new::Resource {
+    fn from(r: old::Resource) -> Self {
+        new::Resource {
+            path: r.path,
+            size: r.size,
+            digest: r.digest,
+        }
+    }
+}
+
+impl From<old::ProviderError> for new::ProviderError {
+    fn from(e: old::ProviderError) -> Self {
+        match e {
+            old::ProviderError::NotFound(m) => new::ProviderError::NotFound(m),
+            old::ProviderError::NameMismatch(m) => new::ProviderError::NameMismatch(m),
+            old::ProviderError::Invalid(m) => new::ProviderError::Invalid(m),
+            old::ProviderError::Io(m) => new::ProviderError::Io(m),
+            old::ProviderError::Unsupported(m) => new::ProviderError::Unsupported(m),
+        }
+    }
+}
+
+// Imports: a 0.1.0 component's calls, answered by the one implementation.
+same_cases!(old_host::LogLevel => new_host::LogLevel { Trace, Debug, Info, Warn, Error });
+same_cases!(new_files::EntryKind => old_files::EntryKind { File, Directory, Symlink, Other });
+
+fn watch_refusal(r: new_host::WatchRefusal) -> old_host::WatchRefusal {
+    old_host::WatchRefusal {
+        path: r.path,
+        reason: r.reason,
+    }
+}
+
+fn stamp(s: new_files::Stamp) -> old_files::Stamp {
+    old_files::Stamp {
+        size: s.size,
+        modified_ns: s.modified_ns,
+    }
+}
+
+fn fs_error(e: new_files::FsError) -> old_files::FsError {
+    match e {
+        new_files::FsError::NotFound => old_files::FsError::NotFound,
+        new_files::FsError::TooLarge(size) => old_files::FsError::TooLarge(size),
+        new_files::FsError::Denied(m) => old_files::FsError::Denied(m),
+        new_files::FsError::Transient(m) => old_files::FsError::Transient(m),
+    }
+}
+
+impl old::Host for HostState {}
+
+impl old_host::Host for HostState {
+    fn invalidate_provider(&mut self) -> wasmtime::Result<()> {
+        new_host::Host::invalidate_provider(self)
+    }
+
+    fn log(&mut self, level: old_host::LogLevel, message: String) {
+        new_host::Host::log(self, level.into(), message)
+    }
+
+    fn watch(&mut self, paths: Vec<String>, depth: u32) -> Vec<old_host::WatchRefusal> {
+        new_host::Host::watch(self, paths, depth)
+            .into_iter()
+            .map(watch_refusal)
+            .collect()
+    }
+
+    fn unwatch(&mut self, paths: Vec<String>) {
+        new_host::Host::unwatch(self, paths)
+    }
+}
+
+impl old_files::Host for HostState {
+    fn list_dir(&mut self, path: String) -> Result<Vec<old_files::DirEntry>, old_files::FsError> {
+        new_files::Host::list_dir(self, path)
+            .map(|entries| {
+                entries
+                    .into_iter()
+                    .map(|e| old_files::DirEntry {
+                        name: e.name,
+                        kind: e.kind.into(),
+                    })
+                    .collect()
+            })
+            .map_err(fs_error)
+    }
+
+    fn read_files(&mut self, paths: Vec<String>, max_bytes: u64) -> old_files::ReadResult {
+        let read = new_files::Host::read_files(self, paths, max_bytes);
+        old_files::ReadResult {
+            data: read.data,
+            files: read
+                .files
+                .into_iter()
+                .map(|f| {
+                    f.map(|s| old_files::FileSlice {
+                        offset: s.offset,
+                        len: s.len,
+                        stamp: stamp(s.stamp),
+                    })
+                    .map_err(fs_error)
+                })
+                .collect(),
+        }
+    }
+
+    fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64) {
+        new_files::Host::prefetch(self, paths, max_bytes)
+    }
+
+    fn stat_paths(
+        &mut self,
+        paths: Vec<String>,
+    ) -> Vec<Result<old_files::FileInfo, old_files::FsError>> {
+        new_files::Host::stat_paths(self, paths)
+            .into_iter()
+            .map(|r| {
+                r.map(|i| old_files::FileInfo {
+                    kind: i.kind.into(),
+                    stamp: stamp(i.stamp),
+                })
+                .map_err(fs_error)
+            })
+            .collect()
+    }
+}

@@ -2,8 +2,8 @@
 //! Each acts only for the calling instance and only within its grants;
 //! none calls back into a guest (what goes upward is only recorded).
 
-use crate::sandbox::bindings::v0_1_0::imports::{self, LogLevel, WatchRefusal};
-use crate::sandbox::bindings::v0_1_0::types;
+use crate::sandbox::bindings::latest::imports::{self, LogLevel, WatchRefusal};
+use crate::sandbox::bindings::latest::types;
 use crate::sandbox::fault::Flooded;
 use crate::sandbox::rate::RateWindow;
 use crate::sandbox::state::HostState;

@@ -7,14 +7,16 @@
 //! WASI needs three or four calls per file. Each call is bounded: a number
 //! of paths, a byte budget, and the call's deadline.
 
+mod heads;
 mod mounts;
 mod prefetch;
+mod range;
 mod read;
 
 pub(crate) use mounts::Mounts;
 
-use crate::sandbox::bindings::v0_1_0::files::{
-    self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult,
+use crate::sandbox::bindings::latest::files::{
+    self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp,
 };
 use crate::sandbox::state::HostState;
 use prefetch::Prefetch;
@@ -183,5 +185,23 @@ impl files::Host for HostState {
         .into_iter()
         .flatten()
         .collect()
+    }
+
+    fn read_frontmatters(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
+        // Read exactly as `read-files` reads (read-ahead, threads, budget,
+        // deadline); only what crosses into the guest is cut.
+        heads::heads(self.read_files(paths, max_bytes))
+    }
+
+    fn read_range(
+        &mut self,
+        path: String,
+        offset: u64,
+        len: u64,
+    ) -> Result<(Vec<u8>, Stamp), FsError> {
+        if let Some(e) = past(self.call.deadline) {
+            return Err(e);
+        }
+        range::read_range(&self.files.mounts, &path, offset, len)
     }
 }

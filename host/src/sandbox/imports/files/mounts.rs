@@ -2,7 +2,7 @@
 //! resolution of a guest path beneath the deepest of them. cap-std resolves
 //! every path beneath its folder, so `..` and symlinks cannot leave it.
 
-use crate::sandbox::bindings::v0_1_0::files::FsError;
+use crate::sandbox::bindings::latest::files::FsError;
 use cap_std::fs::Dir;
 use skillhost_skill::segments;
 use std::sync::Arc;

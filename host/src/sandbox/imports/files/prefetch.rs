@@ -13,7 +13,7 @@
 use super::MAX_BYTES_PER_CALL;
 use super::mounts::Mounts;
 use super::read::read_path;
-use crate::sandbox::bindings::v0_1_0::files::{FileSlice, FsError};
+use crate::sandbox::bindings::latest::files::{FileSlice, FsError};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

@@ -4,7 +4,7 @@
 //! epoch.
 
 use super::mounts::Mounts;
-use crate::sandbox::bindings::v0_1_0::files::{EntryKind, FileSlice, FsError, Stamp};
+use crate::sandbox::bindings::latest::files::{EntryKind, FileSlice, FsError, Stamp};
 use cap_fs_ext::OpenOptionsSyncExt;
 use cap_std::fs::Dir;
 use std::io::{ErrorKind, Read};
