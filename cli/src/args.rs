@@ -283,11 +283,13 @@ pub enum Command {
         #[arg(long, requires = "http")]
         json: bool,
     },
-    /// Time the sandboxed provider against a native scan with the same
-    /// discovery rules and parser, or (with --latency) how fast a file change
-    /// reaches the catalog, or (with --catalog) the injector's per-step costs, or
-    /// (with --usage) pattern detection, ranking and recording, or (with
-    /// --serve) the MCP server over HTTP.
+    /// Time the sandboxed provider against a native scan that reads the same
+    /// way (the host's files calls, same batches and read-ahead) with the
+    /// same discovery rules and parser, or (with --latency) how fast a file
+    /// change reaches the catalog, or (with --catalog) the injector's
+    /// per-step costs, or (with --catalog-json) `catalog --json` against the
+    /// text catalog, whole process, or (with --usage) pattern detection,
+    /// ranking and recording, or (with --serve) the MCP server over HTTP.
     Bench {
         /// Skills in the generated tree.
         #[arg(long, default_value_t = 1000)]
@@ -324,6 +326,11 @@ pub enum Command {
         /// ranking, recording one invocation.
         #[arg(long, conflicts_with_all = ["latency", "catalog", "serve"])]
         usage: bool,
+        /// Measure `skillhost catalog --json` against the text catalog
+        /// instead: this program as a child process on a generated tree of
+        /// --skills, --rounds interleaved.
+        #[arg(long, conflicts_with_all = ["latency", "catalog", "serve", "remote_mcp", "usage"])]
+        catalog_json: bool,
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,

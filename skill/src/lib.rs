@@ -12,6 +12,7 @@
 //! - [`digest`]: `sha256:<hex>` digests, made and checked.
 //! - [`segments`]: which `/`-separated paths may be joined to a base.
 //! - [`layout`]: root folder names and which entries of a root are skills.
+//! - [`reads`]: the batches a provider reads a root's documents in.
 //!
 //! ```
 //! let doc = skillhost_skill::frontmatter::parse_document(
@@ -34,6 +35,7 @@ pub mod json;
 pub mod layout;
 pub mod names;
 pub mod node;
+pub mod reads;
 pub mod segments;
 pub mod yaml;
 

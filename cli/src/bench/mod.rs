@@ -2,8 +2,11 @@
 //! baseline.
 //!
 //! - [`scan`]: the sandboxed local provider against a native scan that
-//!   follows the same discovery rules (`skillhost-skill`'s layout) with the
-//!   same parser, cold, warm and on a blind rescan;
+//!   reads through the host's own `files` calls in the provider's batches,
+//!   follows the same discovery rules (`skillhost-skill`'s layout) and uses
+//!   the same parser, cold, warm and on a blind rescan;
+//! - [`catalog_json`]: `skillhost catalog --json` against the text catalog,
+//!   whole process;
 //! - [`latency`]: a file change on disk to the new catalog, with the real
 //!   watcher;
 //! - [`catalog`]: the injector's per-step costs (render plus digest, and
@@ -14,6 +17,7 @@
 //!   notification, memory per session).
 
 pub mod catalog;
+pub mod catalog_json;
 pub mod latency;
 pub mod remote_mcp;
 pub mod scan;

@@ -1,5 +1,6 @@
 //! `skillhost bench`: the sandbox against a native baseline, change
-//! latency, the injector's per-step costs, or the usage layer's.
+//! latency, the injector's per-step costs, `catalog --json` against the
+//! text catalog, or the usage layer's.
 
 use crate::bench::{self as benches, BenchOptions, LatencyOptions};
 use crate::context::Ctx;
@@ -21,11 +22,15 @@ pub struct Args {
     pub reps: usize,
     pub poll: bool,
     pub usage: bool,
+    pub catalog_json: bool,
     pub json: bool,
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<ExitCode> {
-    let (json, text) = if a.usage {
+    let (json, text) = if a.catalog_json {
+        let report = benches::catalog_json::run(a.skills, a.rounds.max(1))?;
+        (report.to_json(), report.render())
+    } else if a.usage {
         let report = benches::usage::run(a.rounds.min(5))?;
         (report.to_json(), report.render())
     } else if a.remote_mcp {

@@ -152,6 +152,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             reps,
             poll,
             usage,
+            catalog_json,
             json,
         } => bench::run(
             &ctx,
@@ -166,6 +167,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 reps,
                 poll,
                 usage,
+                catalog_json,
                 json,
             },
         ),

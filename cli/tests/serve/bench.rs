@@ -1,5 +1,6 @@
-//! `skillhost bench --serve` runs end to end on a small tree and reports
-//! every figure it documents, so the benchmark cannot break unnoticed.
+//! `skillhost bench` (the scan, `--catalog-json`, `--serve`, `--remote-mcp`)
+//! runs end to end on a small tree and reports every figure it documents,
+//! so the benchmark cannot break unnoticed.
 
 use crate::support::*;
 use serde_json::Value;
@@ -98,4 +99,71 @@ fn the_remote_mcp_bench_reports_cold_and_unchanged_listings_with_their_bytes() {
             "{key}: {report}"
         );
     }
+}
+
+fn bench_json(args: &[&str]) -> Value {
+    let fixture = Fixture::new(&[]);
+    let mut full = vec!["bench"];
+    full.extend_from_slice(args);
+    full.push("--json");
+    let out = output_within(&mut fixture.command(&full), Duration::from_secs(300));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_scan_bench_reports_each_ratio_with_what_it_compares() {
+    let report = bench_json(&["--skills", "50", "--rounds", "1"]);
+    assert_eq!(report["skills"], 50, "{report}");
+    assert_eq!(report["rounds"], 1, "{report}");
+    assert!(
+        report["baseline"]
+            .as_str()
+            .is_some_and(|b| b.contains("files calls")),
+        "{report}"
+    );
+    for key in ["cold", "warm", "rescan"] {
+        for figure in ["sandboxed_ms", "native_ms", "ratio"] {
+            assert!(
+                report[key][figure].as_f64().is_some_and(|v| v > 0.0),
+                "{key}.{figure}: {report}"
+            );
+        }
+        assert!(
+            report[key]["compares"].as_str().is_some(),
+            "{key}: {report}"
+        );
+    }
+    assert!(
+        report["warm"]["compares"]
+            .as_str()
+            .is_some_and(|c| c.contains("one changed file") && c.contains("full native rescan")),
+        "{report}"
+    );
+    assert_eq!(report["cold"]["target"], 1.5, "{report}");
+    assert_eq!(report["warm"]["target"], 0.1, "{report}");
+}
+
+#[test]
+fn the_catalog_json_bench_times_both_catalogs_as_whole_processes() {
+    let report = bench_json(&["--catalog-json", "--skills", "20", "--rounds", "1"]);
+    assert_eq!(report["skills"], 20, "{report}");
+    assert_eq!(report["rounds"], 1, "{report}");
+    for key in ["text_ms", "json_ms", "ratio_json_text"] {
+        assert!(
+            report[key].as_f64().is_some_and(|v| v > 0.0),
+            "{key}: {report}"
+        );
+    }
+    assert_eq!(report["target"], 1.2, "{report}");
+    assert!(
+        report["compares"]
+            .as_str()
+            .is_some_and(|c| c.contains("--json")),
+        "{report}"
+    );
 }

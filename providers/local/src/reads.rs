@@ -9,11 +9,7 @@ use skillhost_guest_sdk::delta::Changes;
 use skillhost_guest_sdk::files::{self, EntryKind, FsError};
 use skillhost_guest_sdk::skill::frontmatter::{MAX_DOCUMENT_BYTES, too_large};
 use skillhost_guest_sdk::skill::layout::{self, LOWERCASE_SKILL_FILE, SKILL_FILE};
-
-/// Documents read per `read-files` call.
-const BATCH: usize = 64;
-/// From this many documents on, they are announced for read-ahead first.
-const READ_AHEAD_FROM: usize = 2 * BATCH;
+use skillhost_guest_sdk::skill::reads::{BATCH, READ_AHEAD_FROM};
 
 /// Learns what each suspect symlink points at (one batched stat).
 pub fn resolve_links(mut links: Vec<&mut Entry>, changes: &mut Changes) {

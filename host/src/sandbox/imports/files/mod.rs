@@ -9,11 +9,13 @@
 
 mod heads;
 mod mounts;
+mod native;
 mod prefetch;
 mod range;
 mod read;
 
 pub(crate) use mounts::Mounts;
+pub use native::{HostReader, ReadError, ReaderCall, Reads};
 
 use crate::sandbox::bindings::latest::files::{
     self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp,
@@ -73,9 +75,11 @@ fn past(deadline: Instant) -> Option<FsError> {
         .then(|| FsError::Transient("the call's deadline passed".to_string()))
 }
 
-impl files::Host for HostState {
-    fn list_dir(&mut self, path: String) -> Result<Vec<DirEntry>, FsError> {
-        let (dir, rel) = self.files.mounts.resolve(&path)?;
+/// The capability's calls, shared by the guest's imports (below) and the
+/// host's native reader ([`HostReader`]), so both read the same way.
+impl FilesCtx {
+    pub(crate) fn list_dir(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+        let (dir, rel) = self.mounts.resolve(path)?;
         let entries = if rel.is_empty() {
             dir.entries()
         } else {
@@ -101,11 +105,15 @@ impl files::Host for HostState {
         Ok(out)
     }
 
-    fn read_files(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
-        let deadline = self.call.deadline;
+    pub(crate) fn read_files(
+        &self,
+        paths: &[String],
+        max_bytes: u64,
+        deadline: Instant,
+    ) -> ReadResult {
         let budget = AtomicU64::new(MAX_BYTES_PER_CALL);
-        let mounts = &self.files.mounts;
-        let ahead = self.files.prefetch.as_ref();
+        let mounts = &self.mounts;
+        let ahead = self.prefetch.as_ref();
         let read = |index: usize, path: &String, data: &mut Vec<u8>| {
             if let Some(e) = too_many(index).or_else(|| past(deadline)) {
                 return Err(e);
@@ -117,7 +125,7 @@ impl files::Host for HostState {
         };
         // With a read-ahead, its threads are the parallelism.
         let threads = if ahead.is_some() { 1 } else { MAX_READERS };
-        let mut parts = in_chunks(&paths, threads, |first, part| {
+        let mut parts = in_chunks(paths, threads, |first, part| {
             let mut data = Vec::new();
             let files: Vec<_> = part
                 .iter()
@@ -146,20 +154,23 @@ impl files::Host for HostState {
         ReadResult { data, files }
     }
 
-    fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64) {
-        let ctx = &mut self.files;
+    pub(crate) fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64, deadline: Instant) {
+        let ctx = self;
         if paths.len() > MAX_PATHS_PER_CALL || ctx.prefetches_this_call >= MAX_PREFETCHES_PER_CALL {
             return;
         }
         ctx.prefetches_this_call += 1;
         // A new announcement replaces (and stops) the previous one.
         ctx.prefetch = None;
-        ctx.prefetch = Prefetch::start(paths, max_bytes, ctx.mounts.clone(), self.call.deadline);
+        ctx.prefetch = Prefetch::start(paths, max_bytes, ctx.mounts.clone(), deadline);
     }
 
-    fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {
-        let deadline = self.call.deadline;
-        let mounts = &self.files.mounts;
+    pub(crate) fn stat_paths(
+        &self,
+        paths: &[String],
+        deadline: Instant,
+    ) -> Vec<Result<FileInfo, FsError>> {
+        let mounts = &self.mounts;
         let stat = |index: usize, path: &String| {
             if let Some(e) = too_many(index).or_else(|| past(deadline)) {
                 return Err(e);
@@ -176,7 +187,7 @@ impl files::Host for HostState {
                 stamp: stamp_of(&meta),
             })
         };
-        in_chunks(&paths, MAX_READERS, |first, part| {
+        in_chunks(paths, MAX_READERS, |first, part| {
             part.iter()
                 .enumerate()
                 .map(|(i, path)| stat(first + i, path))
@@ -203,5 +214,23 @@ impl files::Host for HostState {
             return Err(e);
         }
         range::read_range(&self.files.mounts, &path, offset, len)
+    }
+}
+
+impl files::Host for HostState {
+    fn list_dir(&mut self, path: String) -> Result<Vec<DirEntry>, FsError> {
+        self.files.list_dir(&path)
+    }
+
+    fn read_files(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
+        self.files.read_files(&paths, max_bytes, self.call.deadline)
+    }
+
+    fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64) {
+        self.files.prefetch(paths, max_bytes, self.call.deadline);
+    }
+
+    fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {
+        self.files.stat_paths(&paths, self.call.deadline)
     }
 }
