@@ -130,3 +130,103 @@ fn a_large_file_is_read_in_parts_by_range() {
     let escape = provider.read_resource_range("parts", "../outside", 0, 10);
     assert!(escape.is_err());
 }
+
+#[test]
+fn a_0_1_0_and_a_0_2_0_component_serve_side_by_side_in_one_registry() {
+    let old_tree = tree(&[
+        (
+            "old-one/SKILL.md",
+            skill_md("old-one", "Served by 0.1.0").as_bytes(),
+        ),
+        (
+            "shared/SKILL.md",
+            skill_md("shared", "The 0.1.0 copy").as_bytes(),
+        ),
+    ]);
+    let new_tree = tree(&[
+        (
+            "new-one/SKILL.md",
+            skill_md("new-one", "Served by 0.2.0").as_bytes(),
+        ),
+        (
+            "shared/SKILL.md",
+            skill_md("shared", "The 0.2.0 copy").as_bytes(),
+        ),
+    ]);
+    let runtime = runtime();
+    let probe = skillhost_tests::provider_of(
+        &runtime,
+        "probe-tree",
+        runtime.load_component(PROBE_GUEST).unwrap(),
+        vec![old_tree.path().to_path_buf()],
+        &[("serve", "tree")],
+        skillhost::sandbox::Limits::default(),
+    );
+    let local = runtime.local_provider(new_tree.path()).unwrap();
+    let registry = Registry::new();
+    // The 0.2.0 provider first: it wins the name both serve.
+    registry.add(local.clone()).unwrap();
+    registry.add(probe.clone()).unwrap();
+    let catalog = registry.snapshot();
+    let described = |name: &str| {
+        catalog
+            .get(name)
+            .and_then(|s| s.description())
+            .map(str::to_string)
+    };
+    assert_eq!(described("old-one").as_deref(), Some("Served by 0.1.0"));
+    assert_eq!(described("new-one").as_deref(), Some("Served by 0.2.0"));
+    assert_eq!(described("shared").as_deref(), Some("The 0.2.0 copy"));
+    let shared = catalog.get("shared").unwrap();
+    assert_eq!(shared.source, local.id());
+    assert_eq!(catalog.get("old-one").unwrap().source, probe.id());
+    // Each answers calls in its own version, in the same process.
+    assert!(
+        registry
+            .load("old-one")
+            .unwrap()
+            .body
+            .contains("Body of old-one")
+    );
+    assert!(
+        registry
+            .load("new-one")
+            .unwrap()
+            .body
+            .contains("Body of new-one")
+    );
+    let old_json = catalog.get("old-one").unwrap().frontmatter_json();
+    let new_json = catalog.get("new-one").unwrap().frontmatter_json();
+    assert_eq!(old_json["description"], "Served by 0.1.0");
+    assert_eq!(new_json["description"], "Served by 0.2.0");
+
+    // Both follow changes: the old one invalidated from outside, the new one
+    // told of the edit.
+    write(
+        old_tree.path(),
+        "old-two/SKILL.md",
+        skill_md("old-two", "Later, 0.1.0").as_bytes(),
+    );
+    registry.invalidate_provider(&probe);
+    let doc = new_tree.path().join("new-one/SKILL.md");
+    write(
+        new_tree.path(),
+        "new-one/SKILL.md",
+        skill_md("new-one", "Edited").as_bytes(),
+    );
+    local
+        .on_change(&[(
+            std::fs::canonicalize(&doc).unwrap(),
+            skillhost::provider::ChangeKind::Modified,
+        )])
+        .unwrap();
+    let catalog = registry.snapshot();
+    assert_eq!(
+        catalog.get("old-two").and_then(|s| s.description()),
+        Some("Later, 0.1.0")
+    );
+    assert_eq!(
+        catalog.get("new-one").and_then(|s| s.description()),
+        Some("Edited")
+    );
+}

@@ -2,8 +2,9 @@
 //! a native full scan of the same tree, interleaved, in one run.
 //!
 //! The native scan reads the way the host reads for the sandbox: through
-//! the host's own `files` calls ([`HostReader`]), in the local provider's
-//! batches and with its read-ahead (`skillhost_skill::reads`), so a ratio
+//! the host's own `files` calls ([`HostReader`], `read-frontmatters` as the
+//! local provider asks), in the local provider's batches and with its
+//! read-ahead (`skillhost_skill::reads`), so a ratio
 //! measures the sandbox and not a different I/O strategy. It classifies
 //! with the same layout rules and parses with the same parser.
 //!
@@ -35,9 +36,9 @@ use std::time::Duration;
 /// What the native side of every ratio is.
 fn baseline() -> String {
     format!(
-        "full scan through the host's own files calls (batches of {BATCH}, read-ahead \
-         from {READ_AHEAD_FROM} documents, the same reader threads), same layout rules and \
-         parser, no sandbox"
+        "full scan through the host's own files calls (read-frontmatters in batches of \
+         {BATCH}, read-ahead from {READ_AHEAD_FROM} documents, the same reader threads), same \
+         layout rules and parser, no sandbox"
     )
 }
 /// What the cold ratio compares.
@@ -221,7 +222,7 @@ pub fn native_scan(reader: &mut HostReader) -> Vec<Frontmatter> {
     let mut out = Vec::with_capacity(docs.len());
     let mut lowercase = Vec::new();
     for (batch, paths) in docs.chunks(BATCH).zip(paths.chunks(BATCH)) {
-        let reads = call.read_files(paths, MAX_DOCUMENT_BYTES);
+        let reads = call.read_frontmatters(paths, MAX_DOCUMENT_BYTES);
         for (index, doc) in batch.iter().enumerate() {
             match reads.get(index) {
                 Err(ReadError::NotFound) if !doc.flat => {
@@ -238,7 +239,7 @@ pub fn native_scan(reader: &mut HostReader) -> Vec<Frontmatter> {
     }
     let paths: Vec<String> = lowercase.iter().map(|d| d.path.clone()).collect();
     for (batch, paths) in lowercase.chunks(BATCH).zip(paths.chunks(BATCH)) {
-        let reads = call.read_files(paths, MAX_DOCUMENT_BYTES);
+        let reads = call.read_frontmatters(paths, MAX_DOCUMENT_BYTES);
         for (index, doc) in batch.iter().enumerate() {
             out.extend(parse(doc, reads.get(index)));
         }

@@ -198,22 +198,29 @@ impl FilesCtx {
         .collect()
     }
 
-    fn read_frontmatters(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
-        // Read exactly as `read-files` reads (read-ahead, threads, budget,
-        // deadline); only what crosses into the guest is cut.
-        heads::heads(self.read_files(paths, max_bytes))
+    /// `read-frontmatters`: read exactly as `read-files` reads (read-ahead,
+    /// threads, budget, deadline); only what crosses into the guest is cut.
+    pub(crate) fn read_frontmatters(
+        &self,
+        paths: &[String],
+        max_bytes: u64,
+        deadline: Instant,
+    ) -> ReadResult {
+        heads::heads(self.read_files(paths, max_bytes, deadline))
     }
 
-    fn read_range(
-        &mut self,
-        path: String,
+    /// `read-range`.
+    pub(crate) fn read_range(
+        &self,
+        path: &str,
         offset: u64,
         len: u64,
+        deadline: Instant,
     ) -> Result<(Vec<u8>, Stamp), FsError> {
-        if let Some(e) = past(self.call.deadline) {
+        if let Some(e) = past(deadline) {
             return Err(e);
         }
-        range::read_range(&self.files.mounts, &path, offset, len)
+        range::read_range(&self.mounts, path, offset, len)
     }
 }
 
@@ -232,5 +239,20 @@ impl files::Host for HostState {
 
     fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {
         self.files.stat_paths(&paths, self.call.deadline)
+    }
+
+    fn read_frontmatters(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
+        self.files
+            .read_frontmatters(&paths, max_bytes, self.call.deadline)
+    }
+
+    fn read_range(
+        &mut self,
+        path: String,
+        offset: u64,
+        len: u64,
+    ) -> Result<(Vec<u8>, Stamp), FsError> {
+        self.files
+            .read_range(&path, offset, len, self.call.deadline)
     }
 }

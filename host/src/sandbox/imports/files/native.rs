@@ -6,7 +6,7 @@
 //! not a different way of reading.
 
 use super::{FilesCtx, Mounts};
-use crate::sandbox::bindings::v0_1_0::files::{self as wit, FsError, ReadResult};
+use crate::sandbox::bindings::latest::files::{self as wit, FsError, ReadResult};
 use crate::sandbox::{Grants, Limits};
 use skillhost_skill::layout::EntryKind;
 use std::path::PathBuf;
@@ -164,6 +164,15 @@ impl ReaderCall<'_> {
     /// `read-files` call.
     pub fn read_files(&self, paths: &[String], max_bytes: u64) -> Reads {
         Reads(self.files.read_files(paths, max_bytes, self.deadline))
+    }
+
+    /// Reads documents' frontmatter, each at most `max_bytes`, as one
+    /// `read-frontmatters` call: each file read whole, its head kept.
+    pub fn read_frontmatters(&self, paths: &[String], max_bytes: u64) -> Reads {
+        Reads(
+            self.files
+                .read_frontmatters(paths, max_bytes, self.deadline),
+        )
     }
 }
 
