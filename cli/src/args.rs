@@ -210,9 +210,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Describe a provider component without running it: its contract
-    /// version, imports (and which the sandbox denies), exports, size,
-    /// SHA-256, and the skillhost.toml lines that grant it, pinned.
+    /// Describe a provider component: its contract version, what it
+    /// declares it wants (asked of an instance granted nothing), imports
+    /// (and which the sandbox denies), exports, size, SHA-256, and the
+    /// skillhost.toml lines that grant it, pinned.
     Inspect {
         /// The component (a `.wasm` file).
         #[arg(value_name = "PROVIDER.wasm")]

@@ -164,6 +164,29 @@ fn the_printed_grant_parses_and_serves_the_template_from_skillhost_toml() {
         ),
         "{text}"
     );
+
+    // Trusting the file shows what its component declares beside what the
+    // file grants it.
+    let trusted = skillhost(
+        &["trust", config.to_str().unwrap(), "--json"],
+        home.path(),
+        home.path(),
+    );
+    assert!(
+        trusted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
+    let trusted: serde_json::Value = serde_json::from_slice(&trusted.stdout).unwrap();
+    let declared = &trusted["declared"][0];
+    assert_eq!(declared["provider"], "provider-template");
+    let lines: Vec<&str> = declared["declares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(lines, ["roots: reads them if granted", "origins: reaches none"]);
 }
 
 #[test]
