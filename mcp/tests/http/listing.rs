@@ -173,7 +173,12 @@ impl Session {
 
     /// Every page, each compared with rmcp's; the skill names listed.
     async fn whole_listing(&self) -> Vec<String> {
-        let mut names = Vec::new();
+        self.pages().await.concat()
+    }
+
+    /// Every page, each compared with rmcp's; the skill names on each.
+    async fn pages(&self) -> Vec<Vec<String>> {
+        let mut pages = Vec::new();
         let mut cursor: Option<String> = None;
         let mut round = 0;
         loop {
@@ -193,15 +198,19 @@ impl Session {
             assert_eq!(result["ttlMs"], json!(60_000));
             assert_eq!(result["cacheScope"], json!("private"));
             assert!(result.get("resultType").is_none(), "a 2025-11-25 result");
-            for skill in result["skills"].as_array().unwrap() {
-                names.push(skill["frontmatter"]["name"].as_str().unwrap().to_string());
-            }
+            let names: Vec<String> = result["skills"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["frontmatter"]["name"].as_str().unwrap().to_string())
+                .collect();
+            pages.push(names);
             match result.get("nextCursor").and_then(Value::as_str) {
                 Some(next) => cursor = Some(next.to_string()),
                 None => break,
             }
         }
-        names
+        pages
     }
 }
 
@@ -229,11 +238,18 @@ fn borrowed(files: &[(String, Vec<u8>)]) -> Vec<(&str, &[u8])> {
 }
 
 async fn serve_many(count: usize) -> Served {
+    serve_paged(
+        count,
+        Options {
+            page_size: 7,
+            ..Options::default()
+        },
+    )
+    .await
+}
+
+async fn serve_paged(count: usize, options: Options) -> Served {
     let files = many(count);
-    let options = Options {
-        page_size: 7,
-        ..Options::default()
-    };
     Served::start_with(&borrowed(&files), options, |o| o).await
 }
 
@@ -251,6 +267,25 @@ async fn every_cached_page_is_byte_for_byte_what_rmcp_sends() {
     let client = legacy(&served.url).await;
     assert_eq!(client.list_all_skills().await.unwrap().len(), 30);
     client.cancel().await.unwrap();
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_bounded_in_bytes_end_where_rmcp_ends_them() {
+    let served = serve_paged(
+        12,
+        Options {
+            page_bytes: 1_200,
+            ..Options::default()
+        },
+    )
+    .await;
+    let session = Session::open(&served.url).await;
+    let pages = session.pages().await;
+    assert!(pages.len() > 2, "{pages:?}");
+    assert!(pages.iter().all(|p| !p.is_empty() && p.len() < 7), "{pages:?}");
+    let expected: Vec<String> = (0..12).map(|i| format!("skill-{i:03}")).collect();
+    assert_eq!(pages.concat(), expected);
     served.stop().await;
 }
 
