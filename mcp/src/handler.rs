@@ -6,8 +6,7 @@ use crate::calls::{self, Refusal};
 use crate::live::{Live, Options};
 use crate::sessions::{self, Session};
 use crate::uri;
-use crate::view::TOOL;
-use crate::view::View;
+use crate::view::{TOOL, View};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,

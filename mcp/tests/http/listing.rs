@@ -283,7 +283,10 @@ async fn pages_bounded_in_bytes_end_where_rmcp_ends_them() {
     let session = Session::open(&served.url).await;
     let pages = session.pages().await;
     assert!(pages.len() > 2, "{pages:?}");
-    assert!(pages.iter().all(|p| !p.is_empty() && p.len() < 7), "{pages:?}");
+    assert!(
+        pages.iter().all(|p| !p.is_empty() && p.len() < 7),
+        "{pages:?}"
+    );
     let expected: Vec<String> = (0..12).map(|i| format!("skill-{i:03}")).collect();
     assert_eq!(pages.concat(), expected);
     served.stop().await;
