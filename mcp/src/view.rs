@@ -43,10 +43,11 @@ pub struct View {
     pub tool: Option<Tool>,
     /// Skills of the catalog that are not served, by catalog name.
     pub left_out: BTreeMap<String, LeftOut>,
-    /// `skills/list` pages as 2025-11-25 sessions receive them, by the
-    /// index of their first entry, serialized on first use: a view never
-    /// changes, so neither do they (`crate::listing` serves them).
-    pages: Vec<OnceLock<Option<Bytes>>>,
+    /// `skills/list` results as sent over HTTP, by the index of their
+    /// first entry, on 2025-11-25 and on 2026-07-28, serialized on first
+    /// use: a view never changes, so neither do they (`crate::listing`
+    /// serves them).
+    pages: Vec<[OnceLock<Option<Bytes>>; 2]>,
 }
 
 impl View {
@@ -105,7 +106,9 @@ impl View {
             .map(|(dir, children)| (dir, children.into_values().collect()))
             .collect();
         view.entries = kept;
-        view.pages = (0..=view.entries.len()).map(|_| OnceLock::new()).collect();
+        view.pages = (0..=view.entries.len())
+            .map(|_| Default::default())
+            .collect();
         view.prompts = prompts(&view.catalog);
         view.tool = Some(tool(&view.catalog, render_options));
         view
@@ -116,14 +119,18 @@ impl View {
         self.by_uri.get(uri).map(|&i| &self.entries[i])
     }
 
-    /// The `skills/list` page starting at entry `start`, made by `make` the
-    /// first time it is asked for (`None`: not kept, answer it otherwise).
+    /// The `skills/list` page starting at entry `start` (as 2026-07-28
+    /// gets it when `modern`), made by `make` the first time it is asked
+    /// for (`None`: not kept, answer it otherwise).
     pub(crate) fn cached_page(
         &self,
         start: usize,
+        modern: bool,
         make: impl FnOnce() -> Option<Bytes>,
     ) -> Option<Bytes> {
-        self.pages.get(start)?.get_or_init(make).clone()
+        self.pages.get(start)?[usize::from(modern)]
+            .get_or_init(make)
+            .clone()
     }
 
     /// The served skill `name` (its catalog name).

@@ -2,15 +2,20 @@
 //! pages in front of rmcp: the same bytes rmcp's own path sends, for every
 //! page and after a change, and rmcp still answering everything unusual.
 //!
-//! rmcp's path is reached on purpose with an empty `_meta` in the params,
-//! which the fast path leaves to rmcp and which changes nothing in rmcp's
-//! answer; which path answered shows in the framing (rmcp's stream starts
-//! with a priming event and numbers its events, the fast path's does not).
+//! rmcp's path is reached on purpose with a `_meta` key of no meaning,
+//! which the fast path leaves to rmcp and rmcp ignores; which path answered
+//! shows in the framing (rmcp streams its answer, and on a 2025-11-25
+//! session primes and numbers its events; the fast path writes one whole
+//! event).
 
 use crate::support::*;
 use serde_json::{Value, json};
 use skillhost_mcp::Options;
 use std::time::Instant;
+
+/// A `_meta` key of no meaning: rmcp ignores it, the fast path leaves the
+/// request to rmcp.
+const THROUGH_RMCP: &str = "x-listing-test/through-rmcp";
 
 /// A raw 2025-11-25 session over plain HTTP.
 struct Session {
@@ -22,6 +27,8 @@ struct Session {
 /// What came back for one POST.
 struct Answer {
     status: u16,
+    /// Whether the body came as a stream (rmcp's) rather than whole.
+    streamed: bool,
     /// Each SSE event's fields, in order (`data`, `id`, `retry`).
     events: Vec<Vec<(String, String)>>,
     body: String,
@@ -143,9 +150,14 @@ impl Session {
     ) -> Answer {
         let response = self.send_with(body, session, headers).await;
         let status = response.status().as_u16();
+        let streamed = response
+            .headers()
+            .get("transfer-encoding")
+            .is_some_and(|v| v == "chunked");
         let body = response.text().await.unwrap();
         Answer {
             status,
+            streamed,
             events: events(&body),
             body,
         }
@@ -157,14 +169,29 @@ impl Session {
 
     /// `skills/list` after `cursor`, by the fast path and by rmcp's.
     async fn both(&self, id: Value, cursor: Option<&str>) -> (Answer, Answer) {
+        self.both_with(id, cursor, None).await
+    }
+
+    /// The same, with `meta` (none: no `_meta` at all).
+    async fn both_with(
+        &self,
+        id: Value,
+        cursor: Option<&str>,
+        meta: Option<Value>,
+    ) -> (Answer, Answer) {
         let mut params = json!({});
         if let Some(c) = cursor {
             params["cursor"] = json!(c);
         }
+        if let Some(meta) = &meta {
+            params["_meta"] = meta.clone();
+        }
         let fast = self
             .post(json!({"jsonrpc": "2.0", "id": id, "method": "skills/list", "params": params}))
             .await;
-        params["_meta"] = json!({});
+        let mut forced = meta.unwrap_or_else(|| json!({}));
+        forced[THROUGH_RMCP] = json!(true);
+        params["_meta"] = forced;
         let rmcp = self
             .post(json!({"jsonrpc": "2.0", "id": id, "method": "skills/list", "params": params}))
             .await;
@@ -189,8 +216,11 @@ impl Session {
             } else {
                 json!(format!("page-{round}"))
             };
-            let (fast, rmcp) = self.both(id, cursor.as_deref()).await;
+            // rmcp's client sends a progress token with every request.
+            let meta = (round % 3 == 0).then(|| json!({"progressToken": round}));
+            let (fast, rmcp) = self.both_with(id, cursor.as_deref(), meta).await;
             assert_eq!((fast.status, rmcp.status), (200, 200));
+            assert!(!fast.streamed && rmcp.streamed);
             assert!(!fast.by_rmcp(), "the fast path answers: {}", fast.body);
             assert!(rmcp.by_rmcp(), "rmcp answers: {}", rmcp.body);
             assert_eq!(fast.message(), rmcp.message(), "page {round}");
@@ -262,8 +292,7 @@ async fn every_cached_page_is_byte_for_byte_what_rmcp_sends() {
     assert_eq!(names, expected);
     // Served again from the same view: the same bytes.
     assert_eq!(session.whole_listing().await, expected);
-    // rmcp's own client, which sends no `_meta`, is answered by the fast
-    // path and reads every page.
+    // rmcp's own client (a progress token in its `_meta`) reads every page.
     let client = legacy(&served.url).await;
     assert_eq!(client.list_all_skills().await.unwrap().len(), 30);
     client.cancel().await.unwrap();
@@ -323,6 +352,12 @@ async fn unusual_listing_requests_are_left_to_rmcp() {
     let error: Value = serde_json::from_str(&fast.message()).unwrap();
     assert_eq!(error["error"]["code"], json!(-32602), "{error}");
     assert_eq!(fast.message(), rmcp.message());
+
+    // A progress token of another shape, other `_meta`: rmcp's.
+    for meta in [json!({"progressToken": 1.5}), json!({"other": 1})] {
+        let answer = session.post(list(json!({ "_meta": meta }))).await;
+        assert!(answer.by_rmcp(), "{meta}: {}", answer.body);
+    }
 
     // Other fields in the params, a float id, a batch: rmcp's.
     let extra = session
@@ -408,5 +443,124 @@ async fn unusual_listing_requests_are_left_to_rmcp() {
     assert!(ended.status().is_success());
     let after = session.post_as(body, Some(&session.id)).await;
     assert_eq!(after.status, 404, "{}", after.body);
+    served.stop().await;
+}
+
+/// The `_meta` a 2026-07-28 request carries.
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "listing-test", "version": "1"}
+    })
+}
+
+const MODERN: [(&str, &str); 2] = [
+    ("mcp-protocol-version", "2026-07-28"),
+    ("mcp-method", "skills/list"),
+];
+
+/// A 2026-07-28 `skills/list` after `cursor` with `meta`, no session.
+async fn modern_list(session: &Session, id: Value, cursor: Option<&str>, meta: Value) -> Answer {
+    let mut params = json!({ "_meta": meta });
+    if let Some(c) = cursor {
+        params["cursor"] = json!(c);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "skills/list", "params": params});
+    session.post_with(body.to_string(), None, &MODERN).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_cached_page_on_2026_07_28_is_byte_for_byte_what_rmcp_sends() {
+    let served = serve_many(30).await;
+    let session = Session::open(&served.url).await;
+    // An extra `_meta` key rmcp ignores sends the request through rmcp.
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    for round in 1.. {
+        let id = json!(format!("modern-{round}"));
+        let mut meta = modern_meta();
+        if round % 2 == 0 {
+            meta["progressToken"] = json!(format!("token-{round}"));
+        }
+        let mut forced = meta.clone();
+        forced[THROUGH_RMCP] = json!(true);
+        let fast = modern_list(&session, id.clone(), cursor.as_deref(), meta).await;
+        let rmcp = modern_list(&session, id, cursor.as_deref(), forced).await;
+        assert_eq!((fast.status, rmcp.status), (200, 200), "{}", rmcp.body);
+        assert!(!fast.streamed, "the fast path answers whole");
+        assert!(rmcp.streamed, "rmcp streams its answer");
+        assert_eq!(fast.body, rmcp.body, "page {round}, framing and all");
+        let result = fast.result();
+        assert_eq!(result["resultType"], json!("complete"));
+        assert_eq!(result["ttlMs"], json!(60_000));
+        assert_eq!(result["cacheScope"], json!("private"));
+        for skill in result["skills"].as_array().unwrap() {
+            names.push(skill["frontmatter"]["name"].as_str().unwrap().to_string());
+        }
+        match result.get("nextCursor").and_then(Value::as_str) {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    let expected: Vec<String> = (0..30).map(|i| format!("skill-{i:03}")).collect();
+    assert_eq!(names, expected);
+    // rmcp's own 2026-07-28 client reads every page.
+    let client = modern(&served.url).await;
+    assert_eq!(client.list_all_skills().await.unwrap().len(), 30);
+    client.cancel().await.unwrap();
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unusual_2026_07_28_listing_requests_are_left_to_rmcp() {
+    let served = serve_many(10).await;
+    let session = Session::open(&served.url).await;
+    let plain = modern_list(&session, json!(1), None, modern_meta()).await;
+    assert!(!plain.streamed && plain.status == 200, "{}", plain.body);
+
+    // Metadata rmcp refuses or weighs: its answer, streamed or an error.
+    let mut no_capabilities = modern_meta();
+    no_capabilities
+        .as_object_mut()
+        .unwrap()
+        .remove("io.modelcontextprotocol/clientCapabilities");
+    let mut older = modern_meta();
+    older["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
+    let mut bad_info = modern_meta();
+    bad_info["io.modelcontextprotocol/clientInfo"] = json!(7);
+    let mut log_level = modern_meta();
+    log_level["io.modelcontextprotocol/logLevel"] = json!("debug");
+    for meta in [no_capabilities, older, bad_info, log_level, json!({})] {
+        let answer = modern_list(&session, json!(2), None, meta.clone()).await;
+        assert!(
+            answer.streamed || answer.status != 200 || answer.message().contains("\"error\""),
+            "{meta}: {}",
+            answer.body
+        );
+    }
+    // A cursor rmcp does not know: its invalid-params error.
+    let garbage = modern_list(&session, json!(3), Some("garbage"), modern_meta()).await;
+    assert!(garbage.message().contains("-32602"), "{}", garbage.body);
+
+    // Headers: a method that does not match, a session id, another Mcp-*
+    // header.
+    let body = json!({"jsonrpc": "2.0", "id": 4, "method": "skills/list",
+        "params": {"_meta": modern_meta()}})
+    .to_string();
+    let cases: Vec<Vec<(&str, &str)>> = vec![
+        vec![("mcp-method", "tools/list")],
+        vec![("mcp-session-id", session.id.as_str())],
+        vec![("mcp-name", "c2tpbGxz")],
+    ];
+    for extra in cases {
+        let headers: Vec<(&str, &str)> = MODERN.iter().copied().chain(extra.clone()).collect();
+        let answer = session.post_with(body.clone(), None, &headers).await;
+        assert!(
+            answer.streamed || answer.status != 200,
+            "{extra:?}: {}",
+            answer.body
+        );
+    }
     served.stop().await;
 }
