@@ -3,9 +3,9 @@
 //! checked against DNS rebinding; request bodies, header waits and open
 //! connections bounded. Each connection runs on its own task, so a client
 //! that goes away mid-response costs no other session anything. A plain
-//! `skills/list` on a 2025-11-25 session is answered from the view's
-//! serialized pages before rmcp sees it (`crate::listing` says why, and what
-//! keeps the answer equal to rmcp's).
+//! `skills/list` is answered from the view's serialized pages before rmcp
+//! sees it (`crate::listing` says why, and what keeps the answer equal to
+//! rmcp's).
 
 use crate::error::ServeError;
 use crate::handler::{Handler, server_config};
