@@ -3,10 +3,10 @@
 
 use crate::arguments::split;
 use crate::calls::{self, Refusal};
-use crate::live::Live;
+use crate::live::{Live, Options};
 use crate::sessions::{self, Session};
 use crate::uri;
-use crate::view::TOOL;
+use crate::view::{TOOL, View};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
@@ -81,13 +81,35 @@ fn page<'a, T>(
 ) -> Result<(&'a [T], Option<String>), McpError> {
     let start = match cursor {
         None => 0,
-        Some(c) => {
-            let after = uri::after(kind, &c)
-                .ok_or_else(|| McpError::invalid_params("the cursor is not valid here", None))?;
-            items.partition_point(|item| key(item) <= after.as_str())
-        }
+        Some(c) => start_after(items, kind, &c, &key)
+            .ok_or_else(|| McpError::invalid_params("the cursor is not valid here", None))?,
     };
-    let rest = &items[start..];
+    Ok(page_from(items, kind, start, size, budget, key, bytes))
+}
+
+/// Where the page after `cursor` starts in `items` (sorted by `key`), if
+/// the cursor is one of `kind`'s.
+pub(crate) fn start_after<T>(
+    items: &[T],
+    kind: &str,
+    cursor: &str,
+    key: impl Fn(&T) -> &str,
+) -> Option<usize> {
+    let after = uri::after(kind, cursor)?;
+    Some(items.partition_point(|item| key(item) <= after.as_str()))
+}
+
+/// The page of `items` starting at `start`, and the cursor of the next.
+fn page_from<'a, T>(
+    items: &'a [T],
+    kind: &str,
+    start: usize,
+    size: usize,
+    budget: usize,
+    key: impl Fn(&T) -> &str,
+    bytes: impl Fn(&T) -> usize,
+) -> (&'a [T], Option<String>) {
+    let rest = &items[start.min(items.len())..];
     let mut end = 0;
     let mut used = 0;
     while end < rest.len() && end < size.max(1) {
@@ -98,8 +120,32 @@ fn page<'a, T>(
         end += 1;
     }
     let next = (end < rest.len()).then(|| uri::cursor(kind, key(&rest[end - 1])));
-    Ok((&rest[..end], next))
+    (&rest[..end], next)
 }
+
+/// The `skills/list` result for the page of `view` starting at entry
+/// `start`: what the handler answers, and what the HTTP fast path
+/// (`crate::listing`) serializes once per view, so both send the same.
+pub(crate) fn skills_page(view: &View, options: &Options, start: usize) -> ListSkillsResult {
+    let (items, next) = page_from(
+        &view.entries,
+        SKILLS,
+        start,
+        options.page_size,
+        options.page_bytes,
+        |e| e.uri.as_str(),
+        |e| e.wire_bytes,
+    );
+    let mut result =
+        ListSkillsResult::with_all_items(items.iter().map(|e| e.wire.clone()).collect())
+            .with_ttl_ms(options.ttl_ms)
+            .with_cache_scope(CacheScope::Private);
+    result.next_cursor = next;
+    result
+}
+
+/// The cursor kind of `skills/list`.
+pub(crate) const SKILLS: &str = "skills";
 
 fn cursor_of(request: Option<PaginatedRequestParams>) -> Option<String> {
     request.and_then(|p| p.cursor)
@@ -136,22 +182,12 @@ impl ServerHandler for Handler {
         _: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         let view = self.live.view();
-        let options = self.live.options();
-        let (items, next) = page(
-            &view.entries,
-            "skills",
-            cursor_of(request),
-            options.page_size,
-            options.page_bytes,
-            |e| e.uri.as_str(),
-            |e| e.wire_bytes,
-        )?;
-        let mut result =
-            ListSkillsResult::with_all_items(items.iter().map(|e| e.wire.clone()).collect())
-                .with_ttl_ms(self.ttl())
-                .with_cache_scope(CacheScope::Private);
-        result.next_cursor = next;
-        Ok(result)
+        let start = match cursor_of(request) {
+            None => 0,
+            Some(c) => start_after(&view.entries, SKILLS, &c, |e| e.uri.as_str())
+                .ok_or_else(|| McpError::invalid_params("the cursor is not valid here", None))?,
+        };
+        Ok(skills_page(&view, self.live.options(), start))
     }
 
     async fn get_skill(

@@ -2,10 +2,14 @@
 //! otherwise, and then only with a bearer token; `Host` and `Origin`
 //! checked against DNS rebinding; request bodies, header waits and open
 //! connections bounded. Each connection runs on its own task, so a client
-//! that goes away mid-response costs no other session anything.
+//! that goes away mid-response costs no other session anything. A plain
+//! `skills/list` is answered from the view's serialized pages before rmcp
+//! sees it (`crate::listing` says why, and what keeps the answer equal to
+//! rmcp's).
 
 use crate::error::ServeError;
 use crate::handler::{Handler, server_config};
+use crate::listing::{self, Hosts};
 use crate::live::Live;
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
@@ -135,7 +139,7 @@ async fn bounded(
     request: Request<Incoming>,
     limits: BodyLimits,
     sessions: &LocalSessionManager,
-) -> Result<Request<Full<Bytes>>, Response<BoxBody<Bytes, Infallible>>> {
+) -> Result<(http::request::Parts, Bytes), Response<BoxBody<Bytes, Infallible>>> {
     let (parts, body) = request.into_parts();
     let collected = tokio::time::timeout(
         limits.timeout,
@@ -172,7 +176,7 @@ async fn bounded(
             "Too many sessions are open; end one (DELETE) or try again later\n",
         ));
     }
-    Ok(Request::from_parts(parts, Full::new(bytes)))
+    Ok((parts, bytes))
 }
 
 /// Whether a JSON-RPC message (or batch) holds an `initialize` request.
@@ -217,14 +221,21 @@ impl HttpServer {
         })?;
         let stop = CancellationToken::new();
         let sessions = Arc::new(LocalSessionManager::default());
+        let hosts = host_check(&options, addr);
         let service = Arc::new(service(
-            live,
+            live.clone(),
             &options,
             addr,
+            &hosts,
             sessions.clone(),
             stop.child_token(),
         ));
-        let task = tokio::spawn(accept(listener, service, sessions, options, stop.clone()));
+        let front = Arc::new(Front {
+            live,
+            hosts,
+            sessions,
+        });
+        let task = tokio::spawn(accept(listener, service, front, options, stop.clone()));
         Ok(HttpServer {
             addr,
             stop,
@@ -258,21 +269,34 @@ impl HttpServer {
 
 type Service = StreamableHttpService<Handler, LocalSessionManager>;
 
-fn service(
-    live: Arc<Live>,
-    options: &HttpOptions,
-    addr: SocketAddr,
-    sessions: Arc<LocalSessionManager>,
-    stop: CancellationToken,
-) -> Service {
+/// The host names clients may use, for `Host` and `Origin`.
+fn host_names(options: &HttpOptions, addr: SocketAddr) -> Vec<String> {
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     let ip = addr.ip();
     if !ip.is_loopback() && !ip.is_unspecified() {
         hosts.push(ip.to_string());
     }
     hosts.extend(options.allowed_hosts.iter().cloned());
+    hosts
+}
+
+/// The `Host` check. Bound to every address, the server cannot know the
+/// names clients use; the token (required there) is what keeps others out.
+fn host_check(options: &HttpOptions, addr: SocketAddr) -> Hosts {
+    let any = addr.ip().is_unspecified() && options.allowed_hosts.is_empty();
+    Hosts((!any).then(|| host_names(options, addr)))
+}
+
+fn service(
+    live: Arc<Live>,
+    options: &HttpOptions,
+    addr: SocketAddr,
+    hosts: &Hosts,
+    sessions: Arc<LocalSessionManager>,
+    stop: CancellationToken,
+) -> Service {
     let mut origins: Vec<String> = Vec::new();
-    for host in &hosts {
+    for host in &host_names(options, addr) {
         let host = if host.contains(':') {
             format!("[{host}]")
         } else {
@@ -286,12 +310,9 @@ fn service(
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_sse_keep_alive(Some(Duration::from_secs(15)))
         .with_cancellation_token(stop);
-    // Bound to every address, the server cannot know the names clients
-    // use; the token (required there) is what keeps others out.
-    config = if ip.is_unspecified() && options.allowed_hosts.is_empty() {
-        config.disable_allowed_hosts()
-    } else {
-        config.with_allowed_hosts(hosts)
+    config = match &hosts.0 {
+        None => config.disable_allowed_hosts(),
+        Some(hosts) => config.with_allowed_hosts(hosts.clone()),
     };
     let server_config = Arc::new(server_config());
     StreamableHttpService::new(
@@ -301,10 +322,17 @@ fn service(
     )
 }
 
+/// What requests are answered from before rmcp sees them.
+struct Front {
+    live: Arc<Live>,
+    hosts: Hosts,
+    sessions: Arc<LocalSessionManager>,
+}
+
 async fn accept(
     listener: TcpListener,
     service: Arc<Service>,
-    sessions: Arc<LocalSessionManager>,
+    front: Arc<Front>,
     options: HttpOptions,
     stop: CancellationToken,
 ) {
@@ -339,13 +367,13 @@ async fn accept(
             timeout: options.body_timeout,
             sessions: options.max_sessions,
         };
-        let sessions = sessions.clone();
+        let front = front.clone();
         tokio::spawn(async move {
             let _slot = slot;
             let handle = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let service = service.clone();
                 let token = token.clone();
-                let sessions = sessions.clone();
+                let front = front.clone();
                 async move {
                     if request.uri().path() != PATH {
                         return Ok::<_, Infallible>(plain(StatusCode::NOT_FOUND, "Not Found\n"));
@@ -358,11 +386,19 @@ async fn accept(
                         );
                         return Ok(response);
                     }
-                    let request = match bounded(request, limits, &sessions).await {
-                        Ok(request) => request,
+                    let (parts, bytes) = match bounded(request, limits, &front.sessions).await {
+                        Ok(read) => read,
                         Err(response) => return Ok(response),
                     };
-                    Ok(service.handle(request).await)
+                    if let Some(response) =
+                        listing::answer(&front.live, &front.hosts, &front.sessions, &parts, &bytes)
+                            .await
+                    {
+                        return Ok(response);
+                    }
+                    Ok(service
+                        .handle(Request::from_parts(parts, Full::new(bytes)))
+                        .await)
                 }
             });
             let connection = hyper::server::conn::http1::Builder::new()

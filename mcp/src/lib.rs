@@ -32,6 +32,7 @@ pub mod entry;
 mod error;
 pub mod handler;
 pub mod http;
+mod listing;
 pub mod live;
 mod sessions;
 pub mod uri;

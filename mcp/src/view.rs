@@ -10,6 +10,7 @@
 use crate::content::MARKDOWN;
 use crate::entry::{Entry, FileEntry, LeftOut};
 use crate::uri::{SKILL_MD, basename};
+use bytes::Bytes;
 use rmcp::model::{
     DIRECTORY_MIME_TYPE, JsonObject, Prompt, PromptArgument, Resource, Tool, ToolAnnotations,
 };
@@ -19,7 +20,7 @@ use skillhost::session::activation::is_active;
 use skillhost::session::inject::visible_to_model;
 use skillhost::session::render::{RenderOptions, render};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The name of the one tool.
 pub const TOOL: &str = "skill";
@@ -42,6 +43,11 @@ pub struct View {
     pub tool: Option<Tool>,
     /// Skills of the catalog that are not served, by catalog name.
     pub left_out: BTreeMap<String, LeftOut>,
+    /// `skills/list` results as sent over HTTP, by the index of their
+    /// first entry, on 2025-11-25 and on 2026-07-28, serialized on first
+    /// use: a view never changes, so neither do they (`crate::listing`
+    /// serves them).
+    pages: Vec<[OnceLock<Option<Bytes>>; 2]>,
 }
 
 impl View {
@@ -100,6 +106,9 @@ impl View {
             .map(|(dir, children)| (dir, children.into_values().collect()))
             .collect();
         view.entries = kept;
+        view.pages = (0..=view.entries.len())
+            .map(|_| Default::default())
+            .collect();
         view.prompts = prompts(&view.catalog);
         view.tool = Some(tool(&view.catalog, render_options));
         view
@@ -108,6 +117,20 @@ impl View {
     /// The served skill whose `SKILL.md` is at `uri`.
     pub fn entry(&self, uri: &str) -> Option<&Arc<Entry>> {
         self.by_uri.get(uri).map(|&i| &self.entries[i])
+    }
+
+    /// The `skills/list` page starting at entry `start` (as 2026-07-28
+    /// gets it when `modern`), made by `make` the first time it is asked
+    /// for (`None`: not kept, answer it otherwise).
+    pub(crate) fn cached_page(
+        &self,
+        start: usize,
+        modern: bool,
+        make: impl FnOnce() -> Option<Bytes>,
+    ) -> Option<Bytes> {
+        self.pages.get(start)?[usize::from(modern)]
+            .get_or_init(make)
+            .clone()
     }
 
     /// The served skill `name` (its catalog name).

@@ -3,6 +3,7 @@
 
 mod catalog;
 mod invoking;
+mod listing;
 mod live;
 mod remote;
 mod safety;
