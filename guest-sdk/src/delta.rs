@@ -57,6 +57,13 @@ impl Changes {
     /// a skill when the observation is made).
     pub fn changed(&mut self, path: &str) {
         self.epoch += 1;
+        // Until something is sent no host holds an observation to answer
+        // with changes: the first answer is whole, so nothing is kept (a
+        // cold scan of many entries would otherwise fill the sets for
+        // nothing).
+        if self.sent.is_none() {
+            return;
+        }
         self.removed.remove(path);
         self.changed.insert(path.to_string());
     }
@@ -64,6 +71,9 @@ impl Changes {
     /// The entry at document `path` left.
     pub fn removed(&mut self, path: &str) {
         self.epoch += 1;
+        if self.sent.is_none() {
+            return;
+        }
         self.changed.remove(path);
         self.removed.insert(path.to_string());
     }

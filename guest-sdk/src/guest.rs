@@ -106,16 +106,8 @@ pub trait Provider: Sized + 'static {
         offset: u64,
         len: u64,
     ) -> Result<Vec<u8>, ProviderError> {
-        let mut bytes = self.read_resource(name, path)?;
-        let start = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(bytes.len());
-        let end = start
-            .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
-            .min(bytes.len());
-        bytes.truncate(end);
-        bytes.drain(..start);
-        Ok(bytes)
+        let bytes = self.read_resource(name, path)?;
+        Ok(bytes[crate::skill::reads::range_within(bytes.len(), offset, len)].to_vec())
     }
 
     /// Reacts to changes the host saw. The default assumes any change may

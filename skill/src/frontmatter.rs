@@ -238,7 +238,7 @@ fn parse<'a>(
     let fields = parse_fields(raw)?;
     let mut warnings = Vec::new();
     let frontmatter = normalise(raw, &fields, default_name, &mut warnings)?;
-    let json = json.then(|| crate::json::fields_json(&fields).to_string());
+    let json = json.then(|| crate::json::fields_json_text(&fields));
     let doc = Document {
         frontmatter,
         body,

@@ -28,6 +28,84 @@ pub fn fields_json(fields: &Fields<'_>) -> Value {
     )
 }
 
+/// [`fields_json`] as JSON text, written as it is walked, with no tree
+/// built: what a provider sends as the contract's `frontmatter.json` (inside
+/// the sandbox, where every allocation costs). The text is exactly
+/// `fields_json(fields).to_string()`; a mapping with a repeated key (where
+/// the tree keeps the first position and the last value) is written
+/// through the tree.
+pub fn fields_json_text(fields: &Fields<'_>) -> String {
+    let mut out = Vec::with_capacity(64 + fields.len() * 48);
+    if has_repeats(fields.iter().map(|(k, _)| k.as_ref())) {
+        write_value(&mut out, &fields_json(fields));
+    } else {
+        out.push(b'{');
+        for (i, (key, value)) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_str(&mut out, key);
+            out.push(b':');
+            write_node(&mut out, value);
+        }
+        out.push(b'}');
+    }
+    // Only JSON was written: valid UTF-8 by construction.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn has_repeats<'k>(keys: impl Iterator<Item = &'k str> + Clone) -> bool {
+    keys.clone()
+        .enumerate()
+        .any(|(i, key)| keys.clone().skip(i + 1).any(|other| other == key))
+}
+
+fn write_str(out: &mut Vec<u8>, text: &str) {
+    // Writing a string into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, text);
+}
+
+fn write_value(out: &mut Vec<u8>, value: &Value) {
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+fn write_node(out: &mut Vec<u8>, node: &Node<'_>) {
+    match node {
+        Node::Null => out.extend_from_slice(b"null"),
+        Node::Bool(true) => out.extend_from_slice(b"true"),
+        Node::Bool(false) => out.extend_from_slice(b"false"),
+        Node::Text(s) => write_str(out, s),
+        Node::Number(n) => write_value(out, &number_json(n)),
+        Node::Seq(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_node(out, item);
+            }
+            out.push(b']');
+        }
+        Node::Map(pairs) => {
+            let keys: Vec<String> = pairs.iter().map(|(k, _)| key_text(k)).collect();
+            if has_repeats(keys.iter().map(String::as_str)) {
+                write_value(out, &node_json(node));
+                return;
+            }
+            out.push(b'{');
+            for (i, (key, (_, value))) in keys.iter().zip(pairs).enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, key);
+                out.push(b':');
+                write_node(out, value);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
 fn node_json(node: &Node<'_>) -> Value {
     match node {
         Node::Null => Value::Null,
@@ -94,6 +172,26 @@ mod tests {
             frontmatter_json("description: Use when: the user asks\npaths: *.md\n"),
             json!({"description": "Use when: the user asks", "paths": "*.md"})
         );
+    }
+
+    #[test]
+    fn the_text_written_as_walked_is_the_text_of_the_tree() {
+        for raw in [
+            "name: x\nmetadata:\n  n: 1\n  f: 1.5\nlist: [a, true, ~, -3]\n1: numeric-key\n",
+            "description: \"quote \\\" and \\u00e9 \\t tab\"\nnested:\n  deeper:\n    - {a: 1}\n",
+            "x: .inf\ny: 0x1F\nz: 1e400\n",
+            "m:\n  k: 1\n  k: 2\n  j: 3\n",
+            "",
+        ] {
+            let Ok(fields) = crate::yaml::parse_fields(raw) else {
+                continue;
+            };
+            assert_eq!(
+                fields_json_text(&fields),
+                fields_json(&fields).to_string(),
+                "{raw:?}"
+            );
+        }
     }
 
     #[test]

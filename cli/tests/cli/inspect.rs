@@ -186,7 +186,10 @@ fn the_printed_grant_parses_and_serves_the_template_from_skillhost_toml() {
         .iter()
         .map(|l| l.as_str().unwrap())
         .collect();
-    assert_eq!(lines, ["roots: reads them if granted", "origins: reaches none"]);
+    assert_eq!(
+        lines,
+        ["roots: reads them if granted", "origins: reaches none"]
+    );
 }
 
 #[test]

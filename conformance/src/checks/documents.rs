@@ -114,16 +114,11 @@ fn range_problem(session: &mut Session, name: &str, path: &str, whole: &[u8]) ->
     let part = session.call("read-resource-range", what.clone(), |i| {
         i.read_resource_range(name, path, offset, len)
     });
-    let start = usize::try_from(offset)
-        .unwrap_or(usize::MAX)
-        .min(whole.len());
-    let end = start
-        .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
-        .min(whole.len());
+    let expected = skillhost_skill::reads::range_within(whole.len(), offset, len);
     match part {
-        Ok(bytes) if bytes != whole[start..end] => {
+        Ok(bytes) if bytes != whole[expected.clone()] => {
             return Some(format!(
-                "{what}: {} bytes that are not bytes {start}..{end} of the file",
+                "{what}: {} bytes that are not bytes {expected:?} of the file",
                 bytes.len()
             ));
         }

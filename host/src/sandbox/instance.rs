@@ -320,14 +320,6 @@ impl Instance {
 }
 
 /// Bytes `offset..offset + len` of `bytes` (fewer at its end, none past it).
-fn cut_range(mut bytes: Vec<u8>, offset: u64, len: u64) -> Vec<u8> {
-    let start = usize::try_from(offset)
-        .unwrap_or(usize::MAX)
-        .min(bytes.len());
-    let end = start
-        .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
-        .min(bytes.len());
-    bytes.truncate(end);
-    bytes.drain(..start);
-    bytes
+fn cut_range(bytes: Vec<u8>, offset: u64, len: u64) -> Vec<u8> {
+    bytes[skillhost_skill::reads::range_within(bytes.len(), offset, len)].to_vec()
 }
