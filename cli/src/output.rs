@@ -6,7 +6,7 @@ use skillhost::text::clean;
 use std::io::Write;
 
 /// Prints `value` as indented JSON.
-pub fn print_json(value: &serde_json::Value) -> Result<()> {
+pub fn print_json(value: &impl serde::Serialize) -> Result<()> {
     // Stdout is line-buffered: pretty JSON straight to it is one write per
     // line (27,000 system calls for a 1,000-skill catalog).
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());

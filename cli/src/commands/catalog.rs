@@ -35,7 +35,7 @@ pub fn run(
         .map(|log| activation::activated(log))
         .unwrap_or_default();
     match view {
-        None if json => print_json(&catalog.to_json())?,
+        None if json => print_json(&*catalog)?,
         None => std::io::stdout()
             .lock()
             .write_all(render_catalog(&catalog).as_bytes())?,

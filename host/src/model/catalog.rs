@@ -1,7 +1,8 @@
 //! The merged catalog every consumer reads.
 
 use super::{Diagnostic, Skill};
-use serde_json::{Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// The merged catalog of every provider.
@@ -38,13 +39,10 @@ impl Catalog {
         })
     }
 
-    /// The catalog JSON: `{"complete", "skills", "diagnostics"}`.
+    /// The catalog JSON: `{"complete", "skills", "diagnostics"}` (its
+    /// [`Serialize`] form, which `catalog --json` writes directly).
     pub fn to_json(&self) -> Value {
-        json!({
-            "complete": self.complete,
-            "skills": self.skills.iter().map(|s| s.to_json()).collect::<Vec<_>>(),
-            "diagnostics": self.diagnostics.iter().map(Diagnostic::to_json).collect::<Vec<_>>(),
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// Names of the skills, comma-separated and capped, for messages that
@@ -59,5 +57,89 @@ impl Catalog {
         let more = (more > 0).then(|| format!("and {more} more"));
         names.extend(more.as_deref());
         names.join(", ")
+    }
+}
+
+impl Serialize for Catalog {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_map(Some(3))?;
+        out.serialize_entry("complete", &self.complete)?;
+        out.serialize_entry("skills", &Skills(&self.skills))?;
+        let diagnostics: Vec<Value> = self.diagnostics.iter().map(Diagnostic::to_json).collect();
+        out.serialize_entry("diagnostics", &diagnostics)?;
+        out.end()
+    }
+}
+
+/// The skills as a JSON list, each in its catalog shape.
+struct Skills<'a>(&'a [Arc<Skill>]);
+
+impl Serialize for Skills<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|s| &**s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Location, Scope};
+    use skillhost_skill::frontmatter::Frontmatter;
+
+    #[test]
+    fn the_catalog_json_keeps_its_shape_and_key_order() {
+        let mut frontmatter = Frontmatter::defaults("a");
+        frontmatter.raw = "name: a\nx-extra: [1, two]\n".to_string();
+        let skill = Skill {
+            source: "p".into(),
+            scope: Scope::User,
+            path: Location::Path("/s/a/SKILL.md".into()),
+            base: Location::Path("/s/a".into()),
+            frontmatter,
+            json: Some(r#"{"name": "a", "x-extra": [1, "two"]}"#.into()),
+        };
+        let catalog = Catalog {
+            complete: true,
+            skills: vec![Arc::new(skill)],
+            diagnostics: vec![Diagnostic::warning("/s/b", "odd")],
+            held_back: false,
+        };
+        let value = catalog.to_json();
+        let keys: Vec<&str> = value["skills"][0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "name",
+                "description",
+                "source",
+                "scope",
+                "path",
+                "base",
+                "frontmatter",
+                "when_to_use",
+                "argument_hint",
+                "user_invocable",
+                "model_invocable",
+                "context",
+                "model",
+                "effort",
+                "agent",
+                "allowed_tools",
+                "paths",
+                "aliases",
+                "pinned"
+            ]
+        );
+        assert_eq!(value["skills"][0]["frontmatter"]["x-extra"][1], "two");
+        assert_eq!(value["diagnostics"][0]["message"], "odd");
+        // Written directly, it is the same document.
+        let written: Value =
+            serde_json::from_slice(&serde_json::to_vec(&catalog).unwrap()).unwrap();
+        assert_eq!(written, value);
     }
 }

@@ -1,7 +1,8 @@
 //! One skill as the host knows it, a loaded document, and a skill's files.
 
 use super::Location;
-use serde_json::{Map, Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Value, json};
 use skillhost_skill::frontmatter::{Context, Frontmatter};
 use skillhost_skill::json::frontmatter_json;
 use std::sync::Arc;
@@ -83,36 +84,46 @@ impl Skill {
         }
     }
 
-    /// The catalog JSON of this skill.
+    /// The catalog JSON of this skill (its [`Serialize`] form, which
+    /// `catalog --json` writes without building this tree).
     pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The catalog JSON shape of a skill, in one place: written straight to
+/// the output by `catalog --json` (a tree of 1,000 skills costs more to
+/// build than to print) and made into a tree by [`Skill::to_json`].
+impl Serialize for Skill {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let f = &self.frontmatter;
-        let mut out = Map::new();
-        out.insert("name".into(), json!(f.name));
-        out.insert("description".into(), json!(f.description));
-        out.insert("source".into(), json!(self.source));
-        out.insert("scope".into(), json!(self.scope.as_str()));
-        out.insert("path".into(), json!(self.path.to_string()));
-        out.insert("base".into(), json!(self.base.to_string()));
-        out.insert("frontmatter".into(), self.frontmatter_json());
-        out.insert("when_to_use".into(), json!(f.when_to_use));
-        out.insert("argument_hint".into(), json!(f.argument_hint));
-        out.insert("user_invocable".into(), json!(f.user_invocable));
-        out.insert("model_invocable".into(), json!(self.model_invocable()));
-        out.insert(
-            "context".into(),
-            json!(match f.context {
+        let mut out = serializer.serialize_map(Some(20))?;
+        out.serialize_entry("name", &f.name)?;
+        out.serialize_entry("description", &f.description)?;
+        out.serialize_entry("source", &self.source)?;
+        out.serialize_entry("scope", self.scope.as_str())?;
+        out.serialize_entry("path", &self.path.to_string())?;
+        out.serialize_entry("base", &self.base.to_string())?;
+        out.serialize_entry("frontmatter", &self.frontmatter_json())?;
+        out.serialize_entry("when_to_use", &f.when_to_use)?;
+        out.serialize_entry("argument_hint", &f.argument_hint)?;
+        out.serialize_entry("user_invocable", &f.user_invocable)?;
+        out.serialize_entry("model_invocable", &self.model_invocable())?;
+        out.serialize_entry(
+            "context",
+            match f.context {
                 Context::Inline => "inline",
                 Context::Fork => "fork",
-            }),
-        );
-        out.insert("model".into(), json!(f.model));
-        out.insert("effort".into(), json!(f.effort));
-        out.insert("agent".into(), json!(f.agent));
-        out.insert("allowed_tools".into(), json!(f.allowed_tools));
-        out.insert("paths".into(), json!(f.paths));
-        out.insert("aliases".into(), json!(f.aliases));
-        out.insert("pinned".into(), json!(f.pinned));
-        Value::Object(out)
+            },
+        )?;
+        out.serialize_entry("model", &f.model)?;
+        out.serialize_entry("effort", &f.effort)?;
+        out.serialize_entry("agent", &f.agent)?;
+        out.serialize_entry("allowed_tools", &f.allowed_tools)?;
+        out.serialize_entry("paths", &f.paths)?;
+        out.serialize_entry("aliases", &f.aliases)?;
+        out.serialize_entry("pinned", &f.pinned)?;
+        out.end()
     }
 }
 
