@@ -154,17 +154,34 @@ pub fn full_observation(
     }
 }
 
+/// A skill document parsed for the contract.
+#[derive(Debug, Clone)]
+pub struct ParsedSkill<'a> {
+    /// Its frontmatter as the WIT record, JSON included.
+    pub frontmatter: WitFrontmatter,
+    /// The Markdown after the closing `---` (the whole text when there is
+    /// no frontmatter).
+    pub body: &'a str,
+    /// Problems that did not stop the skill from loading.
+    pub warnings: Vec<Finding>,
+}
+
 /// Parses a skill document once, with the shared parser, into what the
-/// contract carries: the parsed document and its frontmatter as the WIT
-/// record, JSON included. `default_name` names a skill whose frontmatter
-/// gives no name (its folder, or a flat file's stem).
-pub fn parse_skill<'a>(
-    bytes: &'a [u8],
-    default_name: &str,
-) -> Result<(Document<'a>, WitFrontmatter), Finding> {
+/// contract carries. `default_name` names a skill whose frontmatter gives
+/// no name (its folder, or a flat file's stem).
+pub fn parse_skill<'a>(bytes: &'a [u8], default_name: &str) -> Result<ParsedSkill<'a>, Finding> {
     let (doc, json) = parse_document_json(bytes, default_name)?;
-    let frontmatter = to_wit_frontmatter_with_json(doc.frontmatter.clone(), json);
-    Ok((doc, frontmatter))
+    let Document {
+        frontmatter,
+        body,
+        warnings,
+        ..
+    } = doc;
+    Ok(ParsedSkill {
+        frontmatter: to_wit_frontmatter_with_json(frontmatter, json),
+        body,
+        warnings,
+    })
 }
 
 /// Converts frontmatter made without a parse (a provider's own, or

@@ -114,13 +114,13 @@ impl Listing {
             }
         };
         match parse_skill(document.as_bytes(), name) {
-            Ok((parsed, frontmatter)) => {
+            Ok(parsed) => {
                 let warnings = parsed.warnings.into_iter();
                 self.diagnostics
                     .extend(warnings.map(|w| about(Severity::Warning, w)));
                 let path = format!("{file}#{}", parsed.frontmatter.name);
                 let entry = SkillEntry {
-                    frontmatter,
+                    frontmatter: parsed.frontmatter,
                     path,
                     base: base.to_string(),
                 };

@@ -55,14 +55,14 @@ impl Provider for Bundled {
         for (folder, path, bytes) in FILES.iter().filter(|(_, p, _)| *p == SKILL_FILE) {
             let doc_path = format!("{ROOT}/{folder}/{path}");
             match parse_skill(bytes, folder) {
-                Ok((doc, frontmatter)) => {
+                Ok(doc) => {
                     diagnostics.extend(
                         doc.warnings
                             .into_iter()
                             .map(|w| to_wit_diagnostic(&doc_path, Severity::Warning, w)),
                     );
                     skills.push(SkillEntry {
-                        frontmatter,
+                        frontmatter: doc.frontmatter,
                         path: doc_path,
                         base: format!("{ROOT}/{folder}"),
                     });

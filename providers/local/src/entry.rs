@@ -210,12 +210,12 @@ impl Entry {
             return State::NotSkill(None);
         }
         match parse_skill(bytes, &self.default_name) {
-            Ok((doc, frontmatter)) => State::Skill(Skill {
-                name: doc.frontmatter.name,
-                raw: doc.frontmatter.raw,
+            Ok(doc) => State::Skill(Skill {
+                name: doc.frontmatter.name.clone(),
+                raw: doc.frontmatter.raw.clone(),
                 warnings: doc.warnings,
                 pending: Some(Box::new(SkillEntry {
-                    frontmatter,
+                    frontmatter: doc.frontmatter,
                     path: self.doc.clone(),
                     base: self.base.clone(),
                 })),

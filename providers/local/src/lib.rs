@@ -181,8 +181,7 @@ impl Provider for LocalProvider {
                 return Err(read_error(&skill.doc, e));
             }
         };
-        let (doc, frontmatter) =
-            parse_skill(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
+        let doc = parse_skill(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
         if doc.frontmatter.name != name {
             // The file now declares another name: the catalog is stale.
             self.catalog.suspect_document(&skill.doc);
@@ -194,7 +193,7 @@ impl Provider for LocalProvider {
         }
         Ok(SkillDocument {
             entry: SkillEntry {
-                frontmatter,
+                frontmatter: doc.frontmatter,
                 path: skill.doc,
                 base: skill.base,
             },
