@@ -11,6 +11,19 @@ use crate::provider::ProviderView;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// A location as a key for "the same file": its kind and its bytes. The
+/// host's paths are canonical (the grants resolve them), so bytes compare
+/// as paths do, and hashing them costs a fraction of hashing a `Path`
+/// component by component (a catalog of 1,000 skills is merged on every
+/// change).
+fn file_key(location: &Location) -> (u8, &[u8]) {
+    match location {
+        Location::Path(path) => (0, path.as_os_str().as_encoded_bytes()),
+        Location::Url(url) => (1, url.as_bytes()),
+        Location::Bundled(path) => (2, path.as_bytes()),
+    }
+}
+
 /// Merges provider views, highest precedence first.
 pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
     let mut catalog = Catalog {
@@ -18,13 +31,13 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
         ..Catalog::default()
     };
     let mut winners: HashMap<&str, usize> = HashMap::new();
-    let mut files: HashSet<&Location> = HashSet::new();
+    let mut files: HashSet<(u8, &[u8])> = HashSet::new();
     for view in views {
         catalog.complete &= view.complete;
         catalog.held_back |= view.holds_back;
         catalog.diagnostics.extend(view.diagnostics.iter().cloned());
         for skill in &view.skills {
-            if !files.insert(&skill.path) {
+            if !files.insert(file_key(&skill.path)) {
                 continue;
             }
             if let Some(&winner) = winners.get(skill.name()) {
