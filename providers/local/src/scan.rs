@@ -32,12 +32,11 @@ pub struct Catalog {
     scanned: bool,
 }
 
-/// What a change decision compares: the epoch advances whenever what the
-/// host sees changes, and completeness is the number of transient failures.
+/// What a change decision compares: the epoch, which advances whenever
+/// what the host sees changes (completeness included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fingerprint {
     epoch: u64,
-    transient: usize,
 }
 
 /// The entries of every root, as the observation takes them: a skill's
@@ -148,19 +147,13 @@ impl Catalog {
         }
     }
 
-    /// The state a change decision compares.
+    /// The state a change decision compares. Every change to what the host
+    /// sees moves the epoch — a transient failure appearing, changing or
+    /// clearing included (`Entry::fail`, `Entry::settle`, the listing
+    /// failure) — so the epoch alone tells, without a pass over every entry.
     pub fn fingerprint(&self) -> Fingerprint {
-        let transient = self
-            .roots
-            .iter()
-            .map(|r| {
-                usize::from(r.listing_failure.as_ref().is_some_and(|(t, _)| *t))
-                    + r.entries.values().filter(|e| e.transient.is_some()).count()
-            })
-            .sum();
         Fingerprint {
             epoch: self.changes.epoch(),
-            transient,
         }
     }
 
@@ -174,19 +167,29 @@ impl Catalog {
             }
         }
         let Catalog { roots, changes, .. } = self;
-        let links: Vec<&mut Entry> = all(roots)
+        // One pass over every entry; each step below only ever clears or
+        // keeps the flag of the entries it is given, so the later steps
+        // look among these alone (a change of one file among thousands
+        // costs one pass, not three).
+        let mut suspects: Vec<&mut Entry> = all(roots).filter(|e| e.suspect).collect();
+        let links: Vec<&mut Entry> = suspects
+            .iter_mut()
             .filter(|e| e.suspect && e.kind == Kind::Link)
+            .map(|e| &mut **e)
             .collect();
         resolve_links(links, changes);
         // A document read as `skill.md` is read again rather than stat'ed:
         // only a read tells whether a `SKILL.md` now takes over.
-        let stamped: Vec<&mut Entry> = all(roots)
+        let stamped: Vec<&mut Entry> = suspects
+            .iter_mut()
             .filter(|e| {
                 e.suspect && e.stamp.is_some() && e.kind != Kind::Link && !e.on_lowercase_doc()
             })
+            .map(|e| &mut **e)
             .collect();
         check_stamps(stamped, changes);
-        let unread: Vec<&mut Entry> = all(roots)
+        let unread: Vec<&mut Entry> = suspects
+            .into_iter()
             .filter(|e| e.suspect && e.kind != Kind::Link)
             .collect();
         read_documents(unread, changes);
