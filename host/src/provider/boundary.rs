@@ -169,7 +169,7 @@ pub fn skill(
         )
     })?;
     let mut fields = entry.frontmatter;
-    let json = frontmatter_json(std::mem::take(&mut fields.json), caps)?;
+    let json = checked_json(std::mem::take(&mut fields.json), caps)?;
     Ok(Skill {
         source: source.to_string(),
         scope: Scope::User,
@@ -184,7 +184,7 @@ pub fn skill(
 /// `null`, "not YAML the parser accepts", as 0.1.0's conversion says it),
 /// within the cap. Checked without building it (the host holds the text
 /// and parses it only where the JSON is shown).
-fn frontmatter_json(json: String, caps: &Caps) -> Result<Arc<str>, String> {
+fn checked_json(json: String, caps: &Caps) -> Result<Arc<str>, String> {
     // JSON escapes make it longer than the YAML it renders.
     let cap = caps.max_frontmatter.saturating_mul(2);
     if json.len() > cap {

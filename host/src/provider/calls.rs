@@ -44,6 +44,24 @@ pub(super) fn oversized_resource(
     })
 }
 
+/// Why a ranged read of `path` answered with `bytes` is refused, if it is:
+/// more than the `len` asked for, or over the per-file cap.
+pub(super) fn refused_range(
+    path: &str,
+    bytes: &[u8],
+    len: u64,
+    caps: &boundary::Caps,
+) -> Option<String> {
+    if bytes.len() as u64 > len {
+        return Some(format!(
+            "{:?}: asked for at most {len} bytes, got {}",
+            clip(path, 256),
+            bytes.len()
+        ));
+    }
+    oversized_resource(path, bytes, caps)
+}
+
 /// Host-path changes as the provider sees them; paths outside the grants
 /// are dropped.
 pub(super) fn guest_events(
@@ -157,17 +175,10 @@ impl Provider {
             .with_instance(|i| i.read_resource_range(name, path, offset, len))
             .map_err(|f| self.faulted(f))?;
         let bytes = answer.map_err(|e| self.refused(e))?;
-        if bytes.len() as u64 > len {
-            return Err(self.boundary_error(format!(
-                "{:?}: asked for at most {len} bytes, got {}",
-                clip(path, 256),
-                bytes.len()
-            )));
+        match refused_range(path, &bytes, len, &self.spec.caps) {
+            Some(message) => Err(self.boundary_error(message)),
+            None => Ok(bytes),
         }
-        if let Some(message) = oversized_resource(path, &bytes, &self.spec.caps) {
-            return Err(self.boundary_error(message));
-        }
-        Ok(bytes)
     }
 
     /// Delivers changes seen at host paths; paths outside the grants are

@@ -11,7 +11,7 @@
 //! would get.
 
 use super::boundary::{self, Caps};
-use super::calls::{guest_events, oversized_resource, provider_error};
+use super::calls::{guest_events, oversized_resource, provider_error, refused_range};
 use super::lifecycle::granted;
 use super::spec::{ChangeKind, ProviderSpec};
 use crate::error::Error;
@@ -234,13 +234,7 @@ impl DirectInstance {
     ) -> Result<Vec<u8>, Error> {
         let answer = self.call(|i| i.read_resource_range(name, path, offset, len))?;
         let bytes = answer.map_err(|e| provider_error(&self.spec.id, e))?;
-        if bytes.len() as u64 > len {
-            return Err(self.boundary_error(format!(
-                "asked for at most {len} bytes of {path:?}, got {}",
-                bytes.len()
-            )));
-        }
-        match oversized_resource(path, &bytes, &self.spec.caps) {
+        match refused_range(path, &bytes, len, &self.spec.caps) {
             Some(message) => Err(self.boundary_error(message)),
             None => Ok(bytes),
         }

@@ -84,9 +84,9 @@ impl LocalProvider {
         for path in paths {
             self.catalog.suspect_path(&path);
         }
-        let before = self.catalog.fingerprint();
+        let before = self.catalog.epoch();
         self.refresh();
-        if self.catalog.fingerprint() != before {
+        if self.catalog.epoch() != before {
             host::invalidate_provider();
         }
     }

@@ -32,13 +32,6 @@ pub struct Catalog {
     scanned: bool,
 }
 
-/// What a change decision compares: the epoch, which advances whenever
-/// what the host sees changes (completeness included).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fingerprint {
-    epoch: u64,
-}
-
 /// The entries of every root, as the observation takes them: a skill's
 /// parsed entry moves out once sent (the host holds it).
 struct Pending<'a>(&'a mut [Root]);
@@ -147,14 +140,12 @@ impl Catalog {
         }
     }
 
-    /// The state a change decision compares. Every change to what the host
-    /// sees moves the epoch — a transient failure appearing, changing or
-    /// clearing included (`Entry::fail`, `Entry::settle`, the listing
-    /// failure) — so the epoch alone tells, without a pass over every entry.
-    pub fn fingerprint(&self) -> Fingerprint {
-        Fingerprint {
-            epoch: self.changes.epoch(),
-        }
+    /// The epoch: it moves with every change to what the host sees — a
+    /// transient failure appearing, changing or clearing included
+    /// (`Entry::fail`, `Entry::settle`, the listing failure) — so comparing
+    /// it is the whole change decision.
+    pub fn epoch(&self) -> u64 {
+        self.changes.epoch()
     }
 
     /// Re-examines whatever is suspect, in at most one listing per root and
