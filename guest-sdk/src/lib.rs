@@ -34,6 +34,7 @@
 //! skillhost_guest_sdk::export_provider!(Empty);
 //! ```
 
+pub mod alloc;
 pub mod delta;
 mod guest;
 pub mod listing;

@@ -113,6 +113,13 @@ fn generated_documents_agree_with_serde_yaml() {
         "Use when: colon",
         "-leading",
         "12abc",
+        // What the plain-scalar search looks for, and near misses.
+        "tab\tinside",
+        "hash#inside",
+        "colons:in:a:row",
+        "ends with #",
+        "x:",
+        "a\t#b",
     ];
     let mut seed: u32 = 0x2545_F491;
     let mut next = |n: usize| {

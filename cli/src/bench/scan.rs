@@ -6,8 +6,11 @@
 //! local provider asks), in the local provider's batches and with its
 //! read-ahead (`skillhost_skill::reads`), so a ratio
 //! measures the sandbox and not a different I/O strategy. It classifies
-//! with the same layout rules and makes the same parse, frontmatter JSON
-//! included (what the host would make itself without a sandbox).
+//! with the same layout rules, makes the same parse, frontmatter JSON
+//! included, and ends where the sandboxed side ends: the host's skill
+//! records merged into a catalog (what the host would do itself without a
+//! sandbox). What is left between the two is the sandbox: instantiation,
+//! the guest running at WebAssembly speed, and the boundary.
 //!
 //! - cold: a fresh provider instance's first snapshot (instantiation,
 //!   `init`, scan, parse, crossing the boundary, validation, merge) against
@@ -24,7 +27,10 @@
 
 use super::{check, document, generate_tree, median, ms, ratio, timed, write};
 use anyhow::{Context as _, Result};
+use skillhost::model::{Location, Scope, Skill};
 use skillhost::provider::ChangeKind;
+use skillhost::provider::ProviderView;
+use skillhost::registry::merge;
 use skillhost::sandbox::{HostReader, ReadError};
 use skillhost::{Catalog, Registry, Runtime};
 use skillhost_skill::frontmatter::{
@@ -32,6 +38,8 @@ use skillhost_skill::frontmatter::{
 };
 use skillhost_skill::layout::{self, Candidate, EntryKind, LOWERCASE_SKILL_FILE, SKILL_FILE};
 use skillhost_skill::reads::{BATCH, READ_AHEAD_FROM};
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What the native side of every ratio is.
@@ -39,7 +47,8 @@ fn baseline() -> String {
     format!(
         "full scan through the host's own files calls (read-frontmatters in batches of \
          {BATCH}, read-ahead from {READ_AHEAD_FROM} documents, the same reader threads), same \
-         layout rules and the same parse (frontmatter JSON included), no sandbox"
+         layout rules, the same parse (frontmatter JSON included) and the same catalog (the \
+         host's skill records, merged as the registry merges), no sandbox"
     )
 }
 /// What the cold ratio compares.
@@ -181,20 +190,21 @@ fn document_of(root: &str, name: &str, kind: EntryKind) -> Option<Doc> {
     }
 }
 
-/// A native scan of the reader's first root, reading as the local provider
+/// A native scan of the reader's first root (on the host at `host_root`), reading as the local provider
 /// does through the same host calls (`providers/local/src/reads.rs`): one
 /// listing, one batched stat of the links, the documents announced for
 /// read-ahead when there are [`READ_AHEAD_FROM`] or more, read in batches of
 /// [`BATCH`], bundles without a `SKILL.md` read again through their
 /// `skill.md`; each entry classified by the same layout rules and parsed
-/// by the same parser. Only the sandbox is missing.
-pub fn native_scan(reader: &mut HostReader) -> Vec<Frontmatter> {
+/// by the same parser, and the skills merged into a catalog as the
+/// registry merges a provider's view. Only the sandbox is missing.
+pub fn native_scan(reader: &mut HostReader, host_root: &Path) -> Catalog {
     let Some(root) = reader.roots().first().cloned() else {
-        return Vec::new();
+        return merge(&[]);
     };
     let mut call = reader.call();
     let Ok(mut listed) = call.list_dir(&root) else {
-        return Vec::new();
+        return merge(&[]);
     };
     // The provider keeps a root's entries ordered by name.
     listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -234,7 +244,7 @@ pub fn native_scan(reader: &mut HostReader) -> Vec<Frontmatter> {
                         flat: false,
                     });
                 }
-                read => out.extend(parse(doc, read)),
+                read => out.extend(parse(doc, read).map(|p| skill(doc, p, &root, host_root))),
             }
         }
     }
@@ -242,14 +252,20 @@ pub fn native_scan(reader: &mut HostReader) -> Vec<Frontmatter> {
     for (batch, paths) in lowercase.chunks(BATCH).zip(paths.chunks(BATCH)) {
         let reads = call.read_frontmatters(paths, MAX_DOCUMENT_BYTES);
         for (index, doc) in batch.iter().enumerate() {
-            out.extend(parse(doc, reads.get(index)));
+            out.extend(parse(doc, reads.get(index)).map(|p| skill(doc, p, &root, host_root)));
         }
     }
-    out
+    let view = ProviderView {
+        skills: out,
+        complete: true,
+        seen_complete: true,
+        ..ProviderView::default()
+    };
+    merge(&[Arc::new(view)])
 }
 
-/// The frontmatter of a document read, when it is a skill's.
-fn parse(doc: &Doc, read: Result<&[u8], ReadError>) -> Option<Frontmatter> {
+/// The frontmatter of a document read and its JSON, when it is a skill's.
+fn parse(doc: &Doc, read: Result<&[u8], ReadError>) -> Option<(Frontmatter, String)> {
     let bytes = read.ok()?;
     if doc.flat && !starts_with_frontmatter(bytes) {
         return None;
@@ -258,7 +274,36 @@ fn parse(doc: &Doc, read: Result<&[u8], ReadError>) -> Option<Frontmatter> {
     // make that JSON itself if it parsed the documents.
     parse_document_json(bytes, &doc.default_name)
         .ok()
-        .map(|(parsed, _)| parsed.frontmatter)
+        .map(|(parsed, json)| (parsed.frontmatter, json))
+}
+
+/// The host's record of a skill found at guest path `doc.path`, as the
+/// boundary makes it from a provider's entry.
+fn skill(
+    doc: &Doc,
+    (frontmatter, json): (Frontmatter, String),
+    guest_root: &str,
+    host_root: &Path,
+) -> Arc<Skill> {
+    let rel = doc
+        .path
+        .strip_prefix(guest_root)
+        .unwrap_or(&doc.path)
+        .trim_start_matches('/');
+    let path = host_root.join(rel);
+    // A flat skill's relative paths resolve against its root.
+    let base = match path.parent() {
+        Some(folder) if !doc.flat => folder.to_path_buf(),
+        _ => host_root.to_path_buf(),
+    };
+    Arc::new(Skill {
+        source: "native".to_string(),
+        scope: Scope::User,
+        path: Location::Path(path),
+        base: Location::Path(base),
+        frontmatter,
+        json: Some(Arc::from(json)),
+    })
 }
 
 /// Runs the benchmark on a fresh temporary tree.
@@ -282,7 +327,7 @@ pub fn run(runtime: &Runtime, options: BenchOptions) -> Result<BenchReport> {
         "warm-up snapshot",
     )?;
     check(
-        native_scan(&mut reader).len(),
+        native_scan(&mut reader, &root).skills.len(),
         options.skills,
         "warm-up native scan",
     )?;
@@ -296,7 +341,7 @@ pub fn run(runtime: &Runtime, options: BenchOptions) -> Result<BenchReport> {
     let doc = root.join(format!("skill-{changing:05}")).join(SKILL_FILE);
     let name = format!("skill-{changing:05}");
     let mut native = || -> Result<Duration> {
-        let (elapsed, found) = timed(|| native_scan(&mut reader).len());
+        let (elapsed, found) = timed(|| native_scan(&mut reader, &root).skills.len());
         check(found, options.skills, "native scan")?;
         Ok(elapsed)
     };
@@ -410,27 +455,46 @@ mod tests {
         std::os::unix::fs::symlink(root.join("flat.md"), root.join("absolute.md")).unwrap();
         std::os::unix::fs::symlink(base.join("nowhere"), root.join("dangling")).unwrap();
 
-        let mut native: Vec<String> =
-            native_scan(&mut HostReader::for_roots(std::slice::from_ref(&root)))
-                .into_iter()
-                .map(|f| f.name)
+        // What the catalog holds of each skill, provider id aside.
+        let records = |catalog: &Catalog| {
+            let mut records: Vec<_> = catalog
+                .skills
+                .iter()
+                .map(|s| {
+                    let json = s.json.as_deref().map(str::to_string);
+                    (s.name().to_string(), s.path.clone(), s.base.clone(), json)
+                })
                 .collect();
-        native.sort();
-        assert_eq!(native, ["alias", "bundle", "flat", "linked", "lower"]);
+            records.sort();
+            records
+        };
+        let native = records(&native_scan(
+            &mut HostReader::for_roots(std::slice::from_ref(&root)),
+            &root,
+        ));
+        let names: Vec<&str> = native.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(names, ["alias", "bundle", "flat", "linked", "lower"]);
 
         let runtime = skillhost_tests::runtime();
         let registry = Registry::new();
         registry
             .add(runtime.local_provider(&root).unwrap())
             .unwrap();
-        let mut provided: Vec<String> = registry
-            .snapshot()
-            .skills
-            .iter()
-            .map(|s| s.name().to_string())
-            .collect();
-        provided.sort();
-        assert_eq!(native, provided);
+        // The same records: the same names, documents, base folders and
+        // frontmatter JSON as the boundary makes of the provider's entries.
+        // Except where a link leads out of the root: the grants show that
+        // skill at its target, the baseline at the link (the bench's tree
+        // has no links, so neither pays for resolving one).
+        let provided = records(&registry.snapshot());
+        assert_eq!(native.len(), provided.len());
+        for (native, provided) in native.iter().zip(&provided) {
+            if native.0 == "linked" {
+                assert_eq!((&native.0, &native.3), (&provided.0, &provided.3));
+                assert_eq!(provided.1, Location::Path(base.join("elsewhere/SKILL.md")));
+            } else {
+                assert_eq!(native, provided);
+            }
+        }
     }
 
     #[test]
@@ -441,14 +505,15 @@ mod tests {
         let count = READ_AHEAD_FROM + BATCH + 3;
         generate_tree(&root, count).unwrap();
         let mut reader = HostReader::for_roots(std::slice::from_ref(&root));
-        let names: Vec<String> = native_scan(&mut reader)
-            .into_iter()
-            .map(|f| f.name)
+        let names: Vec<String> = native_scan(&mut reader, &root)
+            .skills
+            .iter()
+            .map(|s| s.name().to_string())
             .collect();
         let expected: Vec<String> = (0..count).map(|i| format!("skill-{i:05}")).collect();
         assert_eq!(names, expected);
         // The reader is ready for the next scan: nothing of the last call is left.
-        assert_eq!(native_scan(&mut reader).len(), count);
+        assert_eq!(native_scan(&mut reader, &root).skills.len(), count);
     }
 
     #[test]

@@ -30,8 +30,11 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
         complete: true,
         ..Catalog::default()
     };
-    let mut winners: HashMap<&str, usize> = HashMap::new();
-    let mut files: HashSet<(u8, &[u8])> = HashSet::new();
+    // Sized once: growing them rehashes every key several times over.
+    let total: usize = views.iter().map(|v| v.skills.len()).sum();
+    catalog.skills.reserve(total);
+    let mut winners: HashMap<&str, usize> = HashMap::with_capacity(total);
+    let mut files: HashSet<(u8, &[u8])> = HashSet::with_capacity(total);
     for view in views {
         catalog.complete &= view.complete;
         catalog.held_back |= view.holds_back;

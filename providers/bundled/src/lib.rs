@@ -3,6 +3,12 @@
 //! as the lowest-precedence source. It needs no grant at all: no files, no
 //! network.
 
+// Its catalog is many small strings made and freed on every call.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: skillhost_guest_sdk::alloc::SizeClasses =
+    skillhost_guest_sdk::alloc::SizeClasses::system();
+
 use skillhost_guest_sdk::delta::Changes;
 use skillhost_guest_sdk::skill::digest;
 use skillhost_guest_sdk::skill::frontmatter::parse_document;

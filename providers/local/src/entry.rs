@@ -83,7 +83,7 @@ pub struct Entry {
 impl Entry {
     /// The entry for a listed name, or `None` when it cannot hold a skill.
     pub fn new(root: &str, name: &str, kind: EntryKind, pass: u64) -> Option<Entry> {
-        let path = format!("{root}/{name}");
+        let path = join(root, name);
         let kind = match kind {
             EntryKind::File => layout::EntryKind::File,
             EntryKind::Directory => layout::EntryKind::Directory,
@@ -93,7 +93,7 @@ impl Entry {
         let (kind, doc, base, default_name) = match layout::classify(name, kind)? {
             Candidate::Bundle { default_name } => (
                 Kind::Bundle,
-                format!("{path}/{SKILL_FILE}"),
+                join(&path, SKILL_FILE),
                 path.clone(),
                 default_name,
             ),
@@ -123,14 +123,14 @@ impl Entry {
     /// `skill.md` takes over), or the flat file.
     pub fn first_doc(&self) -> String {
         match self.kind {
-            Kind::Bundle => format!("{}/{SKILL_FILE}", self.path),
+            Kind::Bundle => join(&self.path, SKILL_FILE),
             _ => self.doc.clone(),
         }
     }
 
     /// A bundle's lowercase `skill.md`, read when it has no `SKILL.md`.
     pub fn lowercase_doc(&self) -> Option<String> {
-        (self.kind == Kind::Bundle).then(|| format!("{}/{LOWERCASE_SKILL_FILE}", self.path))
+        (self.kind == Kind::Bundle).then(|| join(&self.path, LOWERCASE_SKILL_FILE))
     }
 
     /// Whether the document was found under its lowercase name last time:
@@ -223,6 +223,16 @@ impl Entry {
             Err(finding) => State::Broken(finding),
         }
     }
+}
+
+/// `dir/name`. Every entry makes a few such paths, and inside the
+/// sandbox `format!` costs several times the copy.
+pub fn join(dir: &str, name: &str) -> String {
+    let mut path = String::with_capacity(dir.len() + 1 + name.len());
+    path.push_str(dir);
+    path.push('/');
+    path.push_str(name);
+    path
 }
 
 /// A finding with only a message.

@@ -7,6 +7,12 @@
 //! have changed (or stats everything on a rescan) and sends only what did
 //! change. Bodies are never cached: each `load` reads the file.
 
+// A scan makes and frees tens of thousands of small strings.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: skillhost_guest_sdk::alloc::SizeClasses =
+    skillhost_guest_sdk::alloc::SizeClasses::system();
+
 mod entry;
 mod fs;
 mod reads;

@@ -134,8 +134,7 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
                 lowercase[offset + index] = true;
                 continue;
             }
-            let doc = paths[index].clone();
-            read_document(entry, doc, read, changes);
+            read_document(entry, &paths[index], read, changes);
         }
         offset += batch.len();
     }
@@ -158,7 +157,7 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
             } else {
                 paths[index].clone()
             };
-            read_document(entry, doc, read, changes);
+            read_document(entry, &doc, read, changes);
         }
     }
 }
@@ -167,7 +166,7 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
 /// document may have moved between `SKILL.md` and `skill.md`).
 fn read_document(
     entry: &mut Entry,
-    doc: String,
+    doc: &str,
     read: Result<(&[u8], files::Stamp), files::FsError>,
     changes: &mut Changes,
 ) {
@@ -181,7 +180,7 @@ fn read_document(
     };
     if doc != entry.doc {
         let (kind, base) = (entry.kind, entry.base.clone());
-        entry.retarget(kind, doc, base, changes);
+        entry.retarget(kind, doc.to_string(), base, changes);
     }
     let state = match read {
         Ok((bytes, stamp)) => {

@@ -30,6 +30,11 @@ pub struct Catalog {
     changes: Changes,
     listings: u64,
     scanned: bool,
+    /// Whether some entry may be suspect. A snapshot after a change was
+    /// already handled (the usual case: the change's event re-read it)
+    /// then skips looking at every entry, which inside the sandbox costs
+    /// more than the re-read itself.
+    marked: bool,
 }
 
 /// The entries of every root, as the observation takes them: a skill's
@@ -73,6 +78,7 @@ impl Catalog {
             changes: Changes::new(),
             listings: 0,
             scanned: false,
+            marked: true,
         }
     }
 
@@ -88,6 +94,7 @@ impl Catalog {
     /// Marks everything for re-examination. Documents with a stamp cost one
     /// stat (batched) when unchanged.
     pub fn suspect_all(&mut self) {
+        self.marked = true;
         for root in &mut self.roots {
             root.listing_suspect = true;
             for entry in root.entries.values_mut() {
@@ -125,6 +132,7 @@ impl Catalog {
             {
                 // The event says it changed: read it, whatever its stamp, and
                 // follow a link again.
+                self.marked = true;
                 entry.suspect = true;
                 entry.stamp = None;
                 entry.kind = entry.listed;
@@ -134,10 +142,13 @@ impl Catalog {
 
     /// Marks the entry whose document is `doc` for re-examination.
     pub fn suspect_document(&mut self, doc: &str) {
+        let mut found = false;
         for entry in self.entries_mut().filter(|e| e.doc == doc) {
             entry.suspect = true;
             entry.stamp = None;
+            found = true;
         }
+        self.marked |= found;
     }
 
     /// The epoch: it moves with every change to what the host sees — a
@@ -157,7 +168,15 @@ impl Catalog {
                 self.relist(index);
             }
         }
-        let Catalog { roots, changes, .. } = self;
+        let Catalog {
+            roots,
+            changes,
+            marked,
+            ..
+        } = self;
+        if !std::mem::take(marked) {
+            return;
+        }
         // One pass over every entry; each step below only ever clears or
         // keeps the flag of the entries it is given, so the later steps
         // look among these alone (a change of one file among thousands
@@ -180,10 +199,13 @@ impl Catalog {
             .collect();
         check_stamps(stamped, changes);
         let unread: Vec<&mut Entry> = suspects
-            .into_iter()
+            .iter_mut()
             .filter(|e| e.suspect && e.kind != Kind::Link)
+            .map(|e| &mut **e)
             .collect();
         read_documents(unread, changes);
+        // A transient failure leaves its entry suspect for the next time.
+        *marked = suspects.iter().any(|e| e.suspect);
     }
 
     /// Lists a root again: new entries are added (suspect), vanished ones
@@ -191,7 +213,12 @@ impl Catalog {
     fn relist(&mut self, index: usize) {
         self.listings += 1;
         let pass = self.listings;
-        let Catalog { roots, changes, .. } = self;
+        let Catalog {
+            roots,
+            changes,
+            marked,
+            ..
+        } = self;
         let root = &mut roots[index];
         root.listing_suspect = false;
         let listed = match files::list_dir(&root.guest).map_err(Failure::from) {
@@ -216,6 +243,22 @@ impl Catalog {
         if root.listing_failure.take().is_some() {
             changes.touched();
         }
+        if root.entries.is_empty() {
+            // The first listing builds the map in one pass: a lookup and an
+            // insert per name cost twenty string comparisons each, and
+            // comparing is slow inside the sandbox. `collect` sorts, which
+            // costs one comparison per name when the host listed them in
+            // order (this host does).
+            *marked = true;
+            root.entries = listed
+                .into_iter()
+                .filter_map(|item| {
+                    let entry = Entry::new(&root.guest, &item.name, item.kind, pass)?;
+                    Some((item.name, entry))
+                })
+                .collect();
+            return;
+        }
         for item in listed {
             let Some(entry) = Entry::new(&root.guest, &item.name, item.kind, pass) else {
                 continue;
@@ -223,6 +266,8 @@ impl Catalog {
             match root.entries.get_mut(&item.name) {
                 Some(existing) if existing.listed == entry.listed => existing.seen = pass,
                 _ => {
+                    // New entries are suspect.
+                    *marked = true;
                     if let Some(old) = root.entries.insert(item.name, entry) {
                         old.forget(changes);
                     }
@@ -321,6 +366,7 @@ impl Catalog {
                 any = true;
             }
         }
+        self.marked |= any;
         any
     }
 

@@ -21,6 +21,12 @@
 //! `max_index_bytes` (default 16 MiB; over MCP, per page) and `max_ttl_ms`
 //! (default 5 minutes). Only origins the host granted are reachable.
 
+// Its catalog is many small strings made and freed on every call.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: skillhost_guest_sdk::alloc::SizeClasses =
+    skillhost_guest_sdk::alloc::SizeClasses::system();
+
 mod fetch;
 pub mod mcp;
 

@@ -7,8 +7,11 @@
 //! it, or whose body is not UTF-8 goes across whole, so the provider
 //! reports the same problem it would have found in the whole file. No YAML
 //! is parsed here: the fences are found, nothing between them is read.
+//!
+//! Each file is cut as soon as it is read, so a batch of documents costs
+//! its heads in memory, not its whole files.
 
-use crate::sandbox::bindings::latest::files::{FileSlice, ReadResult};
+use crate::sandbox::bindings::latest::files::FileSlice;
 use skillhost_skill::frontmatter::split_document;
 
 /// Bytes of `doc` up to and including the line closing its frontmatter,
@@ -20,33 +23,41 @@ pub(super) fn head_len(doc: &[u8]) -> usize {
     }
 }
 
-/// `read` with every file cut to its head, the data packed again so only
-/// the heads are left in it. Each slice keeps its stamp: the whole file's
-/// size stays known.
-pub(super) fn heads(read: ReadResult) -> ReadResult {
-    let ReadResult { data, files } = read;
-    let mut packed = Vec::with_capacity(data.len().min(files.len() * 1024));
-    let files = files
-        .into_iter()
-        .map(|file| {
-            file.map(|slice| {
-                let start = usize::try_from(slice.offset).unwrap_or(usize::MAX);
-                let end = start.saturating_add(usize::try_from(slice.len).unwrap_or(usize::MAX));
-                let doc = data.get(start..end).unwrap_or_default();
-                let head = &doc[..head_len(doc)];
-                let offset = packed.len() as u64;
-                packed.extend_from_slice(head);
-                FileSlice {
-                    offset,
-                    len: head.len() as u64,
-                    stamp: slice.stamp,
-                }
-            })
-        })
-        .collect();
-    ReadResult {
-        data: packed,
-        files,
+/// What of each file read crosses into the guest: `read-files` gives it
+/// whole, `read-frontmatters` its head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keep {
+    /// The whole file.
+    Whole,
+    /// The bytes up to and including the line closing its frontmatter.
+    Head,
+}
+
+impl Keep {
+    /// What is kept of a whole file.
+    pub(super) fn of(self, file: &[u8]) -> &[u8] {
+        match self {
+            Keep::Whole => file,
+            Keep::Head => &file[..head_len(file)],
+        }
+    }
+
+    /// Cuts the file that `slice` says was just appended to `data` down to
+    /// what is kept. Only the last file can be cut this way, so a batch is
+    /// cut as it is read and never holds more than one whole file.
+    pub(super) fn cut(self, data: &mut Vec<u8>, slice: FileSlice) -> FileSlice {
+        if self == Keep::Whole {
+            return slice;
+        }
+        let start = usize::try_from(slice.offset)
+            .unwrap_or(usize::MAX)
+            .min(data.len());
+        let kept = self.of(&data[start..]).len();
+        data.truncate(start + kept);
+        FileSlice {
+            len: kept as u64,
+            ..slice
+        }
     }
 }
 

@@ -42,37 +42,78 @@ fn documents_the_parser_would_fault_go_across_whole() {
 }
 
 #[test]
-fn heads_are_packed_and_errors_and_stamps_kept() {
+fn a_file_just_read_is_cut_to_its_head_and_keeps_its_stamp() {
     let first = b"---\nname: a\n---\nbody one\n".to_vec();
     let second = b"---\nname: b\n---\nbody two, longer\n".to_vec();
-    let stamp = |size: usize| Stamp {
-        size: size as u64,
+    let stamp = Stamp {
+        size: second.len() as u64,
         modified_ns: Some(7),
     };
     let mut data = first.clone();
+    let first_slice = Keep::Head.cut(
+        &mut data,
+        FileSlice {
+            offset: 0,
+            len: first.len() as u64,
+            stamp,
+        },
+    );
+    assert_eq!((first_slice.offset, first_slice.len), (0, 16));
     data.extend_from_slice(&second);
-    let read = ReadResult {
-        files: vec![
-            Ok(FileSlice {
-                offset: 0,
-                len: first.len() as u64,
-                stamp: stamp(first.len()),
-            }),
-            Err(FsError::NotFound),
-            Ok(FileSlice {
-                offset: first.len() as u64,
-                len: second.len() as u64,
-                stamp: stamp(second.len()),
-            }),
-        ],
-        data,
+    let slice = FileSlice {
+        offset: 16,
+        len: second.len() as u64,
+        stamp,
     };
-    let out = heads(read);
-    assert_eq!(out.data, b"---\nname: a\n---\n---\nname: b\n---\n");
-    assert!(matches!(out.files[1], Err(FsError::NotFound)));
-    let Ok(last) = &out.files[2] else {
-        panic!("the third file was read");
-    };
+    let whole = Keep::Whole.cut(&mut data.clone(), slice);
+    assert_eq!((whole.offset, whole.len), (slice.offset, slice.len));
+    let last = Keep::Head.cut(&mut data, slice);
+    assert_eq!(data, b"---\nname: a\n---\n---\nname: b\n---\n");
     assert_eq!((last.offset, last.len), (16, 16));
-    assert_eq!(last.stamp.size, second.len() as u64);
+    assert_eq!(
+        last.stamp.size,
+        second.len() as u64,
+        "the whole file's size"
+    );
+}
+
+#[test]
+fn a_file_read_ahead_gives_its_head_and_is_charged_whole() {
+    use super::super::read::{Ahead, append_ahead};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let doc = b"---\nname: a\n---\nbody\n".to_vec();
+    let ahead = |bytes: &[u8]| Ahead {
+        head: None,
+        bytes: bytes.to_vec(),
+        slice: FileSlice {
+            offset: 0,
+            len: bytes.len() as u64,
+            stamp: Stamp {
+                size: bytes.len() as u64,
+                modified_ns: None,
+            },
+        },
+    };
+    let budget = AtomicU64::new(1000);
+    let mut data = b"xy".to_vec();
+    let head = append_ahead(&ahead(&doc), &mut data, &budget, Keep::Head).unwrap();
+    assert_eq!((head.offset, head.len), (2, 16));
+    assert_eq!(&data[2..], b"---\nname: a\n---\n");
+    assert_eq!(budget.load(Ordering::Relaxed), 1000 - doc.len() as u64);
+    let whole = append_ahead(&ahead(&doc), &mut data, &budget, Keep::Whole).unwrap();
+    assert_eq!(&data[whole.offset as usize..], &doc[..]);
+    // A head the reader found is used as it is.
+    let found = Ahead {
+        head: Some(4),
+        ..ahead(&doc)
+    };
+    let cut = append_ahead(&found, &mut data, &budget, Keep::Head).unwrap();
+    assert_eq!(&data[cut.offset as usize..], b"---\n");
+    let whole = append_ahead(&found, &mut data, &budget, Keep::Whole).unwrap();
+    assert_eq!(whole.len, doc.len() as u64);
+    let spent = AtomicU64::new(3);
+    assert!(matches!(
+        append_ahead(&ahead(&doc), &mut data, &spent, Keep::Head),
+        Err(FsError::Transient(_))
+    ));
 }

@@ -21,6 +21,7 @@ use crate::sandbox::bindings::latest::files::{
     self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp,
 };
 use crate::sandbox::state::HostState;
+use heads::Keep;
 use prefetch::Prefetch;
 use read::{append_ahead, error, in_chunks, kind_of, read_path, stamp_of};
 use std::sync::atomic::AtomicU64;
@@ -102,6 +103,10 @@ impl FilesCtx {
             let kind = entry.file_type().map_or(EntryKind::Other, kind_of);
             out.push(DirEntry { name, kind });
         }
+        // In byte order of the names: the order is then the same on every
+        // filesystem, and a provider keeping its entries sorted (the local
+        // provider) pays one comparison per name instead of a search.
+        out.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }
 
@@ -111,6 +116,18 @@ impl FilesCtx {
         max_bytes: u64,
         deadline: Instant,
     ) -> ReadResult {
+        self.read_batch(paths, max_bytes, deadline, Keep::Whole)
+    }
+
+    /// Reads a batch (read-ahead, threads, budget, deadline), keeping of
+    /// each file what `keep` says.
+    fn read_batch(
+        &self,
+        paths: &[String],
+        max_bytes: u64,
+        deadline: Instant,
+        keep: Keep,
+    ) -> ReadResult {
         let budget = AtomicU64::new(MAX_BYTES_PER_CALL);
         let mounts = &self.mounts;
         let ahead = self.prefetch.as_ref();
@@ -118,9 +135,15 @@ impl FilesCtx {
             if let Some(e) = too_many(index).or_else(|| past(deadline)) {
                 return Err(e);
             }
-            match ahead.and_then(|a| a.take(path, max_bytes)) {
-                Some(read) => append_ahead(read, data, &budget),
-                None => read_path(mounts, path, max_bytes, data, &budget),
+            match ahead.and_then(|a| Some((a, a.take(path, max_bytes)?))) {
+                Some((_, Err(e))) => Err(e),
+                Some((a, Ok(file))) => {
+                    let slice = append_ahead(&file, data, &budget, keep);
+                    a.give_back(file.bytes);
+                    slice
+                }
+                None => read_path(mounts, path, max_bytes, data, &budget)
+                    .map(|slice| keep.cut(data, slice)),
             }
         };
         // With a read-ahead, its threads are the parallelism.
@@ -206,7 +229,7 @@ impl FilesCtx {
         max_bytes: u64,
         deadline: Instant,
     ) -> ReadResult {
-        heads::heads(self.read_files(paths, max_bytes, deadline))
+        self.read_batch(paths, max_bytes, deadline, Keep::Head)
     }
 
     /// `read-range`.

@@ -11,12 +11,13 @@
 //! reader threads (a provider that asks too often simply gets no read-ahead).
 
 use super::MAX_BYTES_PER_CALL;
+use super::heads::head_len;
 use super::mounts::Mounts;
-use super::read::read_path;
-use crate::sandbox::bindings::latest::files::{FileSlice, FsError};
+use super::read::{Ahead, cores, read_path};
+use crate::sandbox::bindings::latest::files::FsError;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 /// Most reader threads alive in the process, across every provider.
@@ -28,11 +29,21 @@ const MAX_READERS_PER_PREFETCH: usize = 3;
 /// Bytes read ahead and not yet handed over, past which readers pause
 /// claiming files (the guest reads the rest itself).
 pub const MAX_BYTES_AHEAD: u64 = 64 * 1024 * 1024;
+/// Files read and not yet taken past which a reader, being well ahead, also
+/// finds where each one's frontmatter ends. Behind that, the guest's
+/// thread does it when it takes the file: whichever thread has time to
+/// spare does the work (the guest's is busy parsing, a native reader's is
+/// idle waiting for the disk).
+const HEADS_WHEN_AHEAD_BY: usize = 8;
+/// Buffers handed back for the readers to read into again, at most.
+const MAX_SPARE_BUFFERS: usize = 64;
+/// A buffer grown past this (a large file) is freed rather than kept.
+const MAX_SPARE_CAPACITY: usize = 256 * 1024;
 
 static READERS: AtomicUsize = AtomicUsize::new(0);
 
-/// One file read ahead: its bytes and where they sit (offset 0), or why not.
-type Read = Result<(Vec<u8>, FileSlice), FsError>;
+/// One file read ahead, or why not.
+type Read = Result<Ahead, FsError>;
 
 enum Slot {
     /// Not read (yet).
@@ -52,20 +63,33 @@ struct Shared {
     /// own `read-files` when it gets there first.
     claimed: Vec<AtomicBool>,
     next: AtomicUsize,
+    /// Files the guest's thread has got to so far (handed over, or read
+    /// itself).
+    taken: AtomicUsize,
     budget: AtomicU64,
     ahead: AtomicU64,
     cancelled: AtomicBool,
     slots: Mutex<Vec<Slot>>,
     ready: Condvar,
+    /// Buffers the guest's thread is done with. Freeing a buffer on the
+    /// thread that did not allocate it takes the allocator's slow path
+    /// (its arena's lock, and often giving pages back that the reader
+    /// faults in again): it measured as costly as reading the file.
+    spare: Mutex<Vec<Vec<u8>>>,
 }
 
 /// A read-ahead in progress for one export call.
 pub(crate) struct Prefetch {
-    index: HashMap<String, usize>,
+    /// Where each path was announced, made on the first ask out of order.
+    index: OnceLock<HashMap<String, usize>>,
+    /// Where the next ask is expected: a guest reads in the order it
+    /// announced, so the path there is compared before anything is looked
+    /// up (hashing every path cost more than reading one).
+    expected: AtomicUsize,
     shared: Arc<Shared>,
 }
 
-fn lock(m: &Mutex<Vec<Slot>>) -> MutexGuard<'_, Vec<Slot>> {
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -81,8 +105,7 @@ impl Prefetch {
         if paths.is_empty() {
             return None;
         }
-        let wanted = std::thread::available_parallelism()
-            .map_or(1, usize::from)
+        let wanted = cores()
             .saturating_sub(1)
             .clamp(1, MAX_READERS_PER_PREFETCH)
             .min(paths.len());
@@ -98,10 +121,6 @@ impl Prefetch {
         if reserved == 0 {
             return None;
         }
-        let mut index = HashMap::with_capacity(paths.len());
-        for (i, path) in paths.iter().enumerate() {
-            index.entry(path.clone()).or_insert(i);
-        }
         let shared = Arc::new(Shared {
             claimed: paths.iter().map(|_| AtomicBool::new(false)).collect(),
             slots: Mutex::new(paths.iter().map(|_| Slot::Pending).collect()),
@@ -110,10 +129,12 @@ impl Prefetch {
             max_bytes,
             deadline,
             next: AtomicUsize::new(0),
+            taken: AtomicUsize::new(0),
             budget: AtomicU64::new(MAX_BYTES_PER_CALL),
             ahead: AtomicU64::new(0),
             cancelled: AtomicBool::new(false),
             ready: Condvar::new(),
+            spare: Mutex::new(Vec::new()),
         });
         let mut started = 0;
         for _ in 0..reserved {
@@ -132,7 +153,11 @@ impl Prefetch {
                 }
             }
         }
-        (started > 0).then_some(Prefetch { index, shared })
+        (started > 0).then_some(Prefetch {
+            index: OnceLock::new(),
+            expected: AtomicUsize::new(0),
+            shared,
+        })
     }
 
     /// The read of `path` done ahead, waiting for it if a reader has it in
@@ -143,10 +168,16 @@ impl Prefetch {
         if max_bytes != shared.max_bytes {
             return None;
         }
-        let &i = self.index.get(path)?;
+        let expected = self.expected.load(Ordering::Relaxed);
+        let i = match shared.paths.get(expected) {
+            Some(next) if next == path => expected,
+            _ => *self.announced().get(path)?,
+        };
+        self.expected.store(i + 1, Ordering::Relaxed);
         if !shared.claimed[i].swap(true, Ordering::AcqRel) {
             // No reader claimed it; nor will one now.
             lock(&shared.slots)[i] = Slot::Taken;
+            shared.taken.fetch_add(1, Ordering::AcqRel);
             return None;
         }
         let mut slots = lock(&shared.slots);
@@ -164,13 +195,41 @@ impl Prefetch {
         }
         match std::mem::replace(&mut slots[i], Slot::Taken) {
             Slot::Ready(read) => {
-                if let Ok((bytes, _)) = &read {
-                    shared.ahead.fetch_sub(bytes.len() as u64, Ordering::AcqRel);
+                shared.taken.fetch_add(1, Ordering::AcqRel);
+                if let Ok(ahead) = &read {
+                    shared
+                        .ahead
+                        .fetch_sub(ahead.bytes.len() as u64, Ordering::AcqRel);
                 }
                 Some(read)
             }
             // Asked for twice: the second time is read afresh.
             Slot::Taken | Slot::Pending => None,
+        }
+    }
+}
+
+impl Prefetch {
+    /// Where each path was first announced.
+    fn announced(&self) -> &HashMap<String, usize> {
+        self.index.get_or_init(|| {
+            let mut index = HashMap::with_capacity(self.shared.paths.len());
+            for (i, path) in self.shared.paths.iter().enumerate() {
+                index.entry(path.clone()).or_insert(i);
+            }
+            index
+        })
+    }
+
+    /// Hands the buffer of a file taken back to the readers.
+    pub(crate) fn give_back(&self, mut bytes: Vec<u8>) {
+        if bytes.capacity() > MAX_SPARE_CAPACITY {
+            return;
+        }
+        let mut spare = lock(&self.shared.spare);
+        if spare.len() < MAX_SPARE_BUFFERS {
+            bytes.clear();
+            spare.push(bytes);
         }
     }
 }
@@ -197,11 +256,17 @@ impl Shared {
             if self.claimed[i].swap(true, Ordering::AcqRel) {
                 continue;
             }
-            let mut data = Vec::new();
+            let mut data = lock(&self.spare).pop().unwrap_or_default();
             let read = read_path(&self.mounts, path, self.max_bytes, &mut data, &self.budget).map(
                 |slice| {
                     self.ahead.fetch_add(slice.len, Ordering::AcqRel);
-                    (data, slice)
+                    let lead = i.saturating_sub(self.taken.load(Ordering::Acquire));
+                    let head = (lead >= HEADS_WHEN_AHEAD_BY).then(|| head_len(&data));
+                    Ahead {
+                        bytes: data,
+                        slice,
+                        head,
+                    }
                 },
             );
             lock(&self.slots)[i] = Slot::Ready(read);
@@ -263,7 +328,7 @@ mod tests {
         for (i, path) in paths.iter().enumerate().rev() {
             let expected = format!("file {i}");
             match prefetch.take(path, 1024) {
-                Some(Ok((bytes, slice))) => {
+                Some(Ok(Ahead { bytes, slice, .. })) => {
                     assert_eq!(bytes, expected.as_bytes());
                     assert_eq!(slice.offset, 0);
                     assert_eq!(slice.len, expected.len() as u64);
@@ -275,6 +340,39 @@ mod tests {
             assert!(prefetch.take(path, 1024).is_none());
         }
         assert_eq!(prefetch.shared.ahead.load(Ordering::Acquire), 0);
+    }
+
+    #[test]
+    fn files_asked_for_in_order_or_out_of_it_are_handed_over_once() {
+        let _turn = turn();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut paths = Vec::new();
+        for i in 0..20 {
+            std::fs::write(dir.path().join(format!("{i}.md")), format!("file {i}")).expect("write");
+            paths.push(format!("/skills/0/{i}.md"));
+        }
+        // Announced twice: each announcement is its own read.
+        paths.push("/skills/0/3.md".to_string());
+        let prefetch =
+            Prefetch::start(paths.clone(), 1024, mounted(dir.path()), soon()).expect("readers");
+        wait_until_read(&prefetch);
+        let bytes = |read: Option<Read>| match read {
+            Some(Ok(ahead)) => String::from_utf8(ahead.bytes).expect("text"),
+            other => panic!("{other:?}"),
+        };
+        for (i, path) in paths.iter().enumerate().take(10) {
+            assert_eq!(bytes(prefetch.take(path, 1024)), format!("file {i}"));
+        }
+        // Out of order, then in order again from there.
+        assert_eq!(bytes(prefetch.take(&paths[15], 1024)), "file 15");
+        for (i, path) in paths.iter().enumerate().take(20).skip(16) {
+            assert_eq!(bytes(prefetch.take(path, 1024)), format!("file {i}"));
+        }
+        assert_eq!(bytes(prefetch.take("/skills/0/3.md", 1024)), "file 3");
+        assert_eq!(bytes(prefetch.take(&paths[10], 1024)), "file 10");
+        // Everything announced was handed over; asking again reads afresh.
+        assert!(prefetch.take(&paths[0], 1024).is_none());
+        assert!(prefetch.take("/skills/0/3.md", 1024).is_none());
     }
 
     #[test]

@@ -3,11 +3,13 @@
 //! checked between files because host code cannot be interrupted by the
 //! epoch.
 
+use super::heads::Keep;
 use super::mounts::Mounts;
 use crate::sandbox::bindings::latest::files::{EntryKind, FileSlice, FsError, Stamp};
 use cap_fs_ext::OpenOptionsSyncExt;
 use cap_std::fs::Dir;
 use std::io::{ErrorKind, Read};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
@@ -159,14 +161,15 @@ pub(super) fn read_path(
     read_one(dir, rel, max_bytes, data, budget)
 }
 
-/// Appends a file read ahead to `data`, charging the call's byte budget.
+/// Appends what is kept of a file read ahead to `data`, charging the
+/// call's byte budget for the whole file (as a read on the spot would).
 pub(super) fn append_ahead(
-    read: Result<(Vec<u8>, FileSlice), FsError>,
+    file: &Ahead,
     data: &mut Vec<u8>,
     budget: &AtomicU64,
+    keep: Keep,
 ) -> Result<FileSlice, FsError> {
-    let (bytes, slice) = read?;
-    let len = bytes.len() as u64;
+    let len = file.bytes.len() as u64;
     if budget
         .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(len))
         .is_err()
@@ -175,9 +178,34 @@ pub(super) fn append_ahead(
             "this call's byte budget is spent; ask again".to_string(),
         ));
     }
+    let kept = match (keep, file.head) {
+        (Keep::Head, Some(head)) => &file.bytes[..head.min(file.bytes.len())],
+        _ => keep.of(&file.bytes),
+    };
     let offset = data.len() as u64;
-    data.extend_from_slice(&bytes);
-    Ok(FileSlice { offset, ..slice })
+    data.extend_from_slice(kept);
+    Ok(FileSlice {
+        offset,
+        len: kept.len() as u64,
+        ..file.slice
+    })
+}
+
+/// A file read ahead: its bytes, where they sit (offset 0), and where its
+/// frontmatter ends when the reader had time to find out.
+#[derive(Debug)]
+pub(super) struct Ahead {
+    pub(super) bytes: Vec<u8>,
+    pub(super) slice: FileSlice,
+    pub(super) head: Option<usize>,
+}
+
+/// The cores this process may use, asked once: the answer comes from the
+/// cgroup files, and reading them on every batch cost more than the reads
+/// it would have spread (a limit changed while running is seen on restart).
+pub(super) fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Runs `work(first_index, chunk)` over contiguous chunks of a batch, results
@@ -189,10 +217,8 @@ pub(super) fn in_chunks<T: Sync, R: Send>(
     max_threads: usize,
     work: impl Fn(usize, &[T]) -> R + Sync,
 ) -> Vec<R> {
-    let threads = if items.len() >= PARALLEL_FROM {
-        std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(max_threads)
+    let threads = if items.len() >= PARALLEL_FROM && max_threads > 1 {
+        cores().min(max_threads)
     } else {
         1
     };
@@ -228,7 +254,7 @@ mod tests {
             assert_eq!(part.first(), Some(&first));
             part.iter().map(|i| i * 2).collect::<Vec<_>>()
         });
-        if std::thread::available_parallelism().map_or(1, usize::from) > 1 {
+        if cores() > 1 {
             assert!(chunks.len() > 1, "a long batch is split");
         }
         let joined: Vec<usize> = chunks.into_iter().flatten().collect();
