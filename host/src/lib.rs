@@ -87,6 +87,7 @@
 
 mod clock;
 pub mod config;
+mod cores;
 pub mod error;
 pub mod model;
 pub mod paths;

@@ -141,6 +141,22 @@ async fn bounded(
     sessions: &LocalSessionManager,
 ) -> Result<(http::request::Parts, Bytes), Response<BoxBody<Bytes, Infallible>>> {
     let (parts, body) = request.into_parts();
+    let too_large = || {
+        plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "The request body is larger than this server accepts\n",
+        )
+    };
+    // A body declared too large is refused before a byte of it is read, so
+    // the client hears why instead of finding its upload cut off.
+    let declared = parts
+        .headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limits.bytes as u64) {
+        return Err(too_large());
+    }
     let collected = tokio::time::timeout(
         limits.timeout,
         http_body_util::Limited::new(body, limits.bytes).collect(),
@@ -148,12 +164,7 @@ async fn bounded(
     .await;
     let bytes = match collected {
         Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
-            return Err(plain(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "The request body is larger than this server accepts\n",
-            ));
-        }
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return Err(too_large()),
         Ok(Err(_)) => {
             return Err(plain(
                 StatusCode::BAD_REQUEST,

@@ -32,7 +32,7 @@ pub fn parse(text: &str) -> Option<Fields<'_>> {
             i += 1;
             continue;
         }
-        if line.starts_with([' ', '\t']) {
+        if matches!(line.as_bytes().first(), Some(b' ' | b'\t')) {
             // Indented text here would be a continuation of a plain scalar.
             return None;
         }
@@ -95,7 +95,7 @@ fn split_key(line: &str) -> Option<(&str, &str)> {
         return None;
     }
     let rest = &line[colon + 1..];
-    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+    if !matches!(rest.as_bytes().first(), None | Some(b' ' | b'\t')) {
         return None;
     }
     Some((key, strip_comment(trim_blanks(rest))))

@@ -8,6 +8,7 @@
 
 use crate::node::{Fields, Node};
 use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
 
 /// Converts verbatim YAML frontmatter to JSON: `{}` when there is none,
 /// `null` when it is not YAML the parser accepts.
@@ -121,8 +122,8 @@ fn write_node(out: &mut Vec<u8>, node: &Node<'_>) {
             out.push(b']');
         }
         Node::Map(pairs) => {
-            let keys: Vec<String> = pairs.iter().map(|(k, _)| key_text(k)).collect();
-            if has_repeats(keys.iter().map(String::as_str)) {
+            let keys: Vec<Cow<'_, str>> = pairs.iter().map(|(k, _)| key_cow(k)).collect();
+            if has_repeats(keys.iter().map(Cow::as_ref)) {
                 write_value(out, &node_json(node));
                 return;
             }
@@ -160,11 +161,18 @@ fn node_json(node: &Node<'_>) -> Value {
 /// A mapping key as JSON object keys must be: text. Scalars keep their
 /// text; anything else becomes its YAML spelling.
 fn key_text(key: &Node<'_>) -> String {
+    key_cow(key).into_owned()
+}
+
+/// [`key_text`], borrowed where the key is already text.
+fn key_cow<'k>(key: &'k Node<'_>) -> Cow<'k, str> {
     match key.scalar_text() {
-        Some(text) => text.into_owned(),
-        None => serde_yaml::to_string(&key.to_value())
-            .map(|s| s.trim_end().to_string())
-            .unwrap_or_default(),
+        Some(text) => text,
+        None => Cow::Owned(
+            serde_yaml::to_string(&key.to_value())
+                .map(|s| s.trim_end().to_string())
+                .unwrap_or_default(),
+        ),
     }
 }
 

@@ -5,12 +5,13 @@
 use super::boundary::{self, Caps};
 use super::namespace::Namespace;
 use super::view::ProviderView;
-use crate::model::{Diagnostic, Scope};
+use crate::cores::cores;
+use crate::model::{Diagnostic, Scope, Skill};
 use crate::sandbox::Grants;
 use crate::sandbox::InstanceId;
 use crate::sandbox::bindings::latest::types as wit;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What the host holds of one instance's observations, so the provider can
 /// answer with changes only.
@@ -21,7 +22,7 @@ pub(crate) struct Held {
     /// The last observation's epoch.
     epoch: Option<u64>,
     /// Valid skills by the provider's document path.
-    skills: BTreeMap<String, Arc<crate::model::Skill>>,
+    skills: BTreeMap<String, Arc<Skill>>,
     /// Entries refused at the boundary, by document path.
     rejected: BTreeMap<String, Diagnostic>,
 }
@@ -71,6 +72,79 @@ pub(crate) struct Absorbed {
     pub received: usize,
 }
 
+/// Observations with at least this many entries (and no more than a
+/// provider may send) are validated on two threads up front: the guest has
+/// returned, so the core its read-ahead used is idle, and each entry's
+/// checks stand alone. Smaller ones, and oversized ones (whose surplus is
+/// dropped unchecked), are checked one by one as they are taken.
+const PARALLEL_FROM: usize = 256;
+
+/// One entry on its way through the boundary.
+struct Incoming {
+    path: String,
+    /// What it costs to hold.
+    size: usize,
+    check: Check,
+}
+
+enum Check {
+    Done(Result<Skill, String>),
+    Due(wit::SkillEntry),
+}
+
+impl Incoming {
+    fn skill(self, from: &Source<'_>) -> (String, usize, Result<Skill, String>) {
+        let skill = match self.check {
+            Check::Done(skill) => skill,
+            Check::Due(entry) => boundary::skill(entry, from.grants, from.id, from.caps),
+        };
+        (self.path, self.size, skill)
+    }
+}
+
+/// The entries in order, checked already when there are many.
+fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Incoming> {
+    let many = (PARALLEL_FROM..=from.caps.max_skills).contains(&entries.len());
+    if !many || cores() < 2 {
+        return entries
+            .into_iter()
+            .map(|entry| Incoming {
+                path: entry.path.clone(),
+                size: boundary::entry_bytes(&entry),
+                check: Check::Due(entry),
+            })
+            .collect();
+    }
+    let check_all = |part: Vec<wit::SkillEntry>| -> Vec<Incoming> {
+        part.into_iter()
+            .map(|entry| Incoming {
+                path: entry.path.clone(),
+                size: boundary::entry_bytes(&entry),
+                check: Check::Done(boundary::skill(entry, from.grants, from.id, from.caps)),
+            })
+            .collect()
+    };
+    let mut first = entries;
+    // Held aside so that, should no thread start, this one checks them.
+    let second = Mutex::new(first.split_off(first.len() / 2));
+    let take = || std::mem::take(&mut *second.lock().unwrap_or_else(|p| p.into_inner()));
+    std::thread::scope(|scope| {
+        let helper = std::thread::Builder::new()
+            .name("skillhost-boundary".to_string())
+            .spawn_scoped(scope, || check_all(take()));
+        let mut out = check_all(first);
+        match helper {
+            Ok(helper) => match helper.join() {
+                Ok(rest) => out.extend(rest),
+                // Only a host bug panics here; it would have on this thread.
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Err(_) => out.extend(check_all(take())),
+        }
+        out
+    })
+}
+
 /// Applies `obs` to `held`.
 pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) -> Absorbed {
     let caps = from.caps;
@@ -109,14 +183,13 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
     let mut too_big = 0usize;
     let mut unremembered = 0usize;
     let mut bytes = 0usize;
-    for entry in obs.skills {
+    for entry in incoming(obs.skills, from) {
         if held.skills.len() >= caps.max_skills && !held.skills.contains_key(&entry.path) {
             overflow += 1;
             continue;
         }
-        let size = boundary::entry_bytes(&entry);
-        let path = entry.path.clone();
-        match boundary::skill(entry, from.grants, from.id, caps) {
+        let (path, size, skill) = entry.skill(from);
+        match skill {
             // What the host keeps of one observation is bounded; an entry
             // refused at the boundary is dropped, so only kept ones count.
             Ok(_) if bytes.saturating_add(size) > caps.max_observation_bytes => {

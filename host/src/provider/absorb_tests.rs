@@ -136,3 +136,44 @@ fn observations_from_another_instance_start_afresh() {
     held.follow(InstanceId::next());
     assert_eq!(held.epoch(), None);
 }
+
+#[test]
+fn a_large_observation_is_checked_in_parallel_and_kept_as_if_checked_in_order() {
+    // Past PARALLEL_FROM: every seventh entry is refused, one path is sent
+    // twice (the later entry wins, as it would one by one).
+    let count = PARALLEL_FROM * 2 + 5;
+    let mut entries: Vec<wit::SkillEntry> = (0..count)
+        .map(|i| {
+            let mut e = entry(&format!("s{i:04}"));
+            if i % 7 == 0 {
+                e.path = format!("/elsewhere/{i}/SKILL.md");
+            }
+            e
+        })
+        .collect();
+    let mut again = entry("s0001");
+    again.frontmatter.description = Some("the later one".into());
+    entries.push(again);
+    let mut held = Held::default();
+    let absorbed = absorb_into(&mut held, observation(1, None, entries, &[]));
+    let refused = (0..count).filter(|i| i % 7 == 0).count();
+    assert_eq!(absorbed.received, count + 1);
+    assert_eq!(absorbed.view.skills.len(), count - refused);
+    let expected: Vec<String> = (0..count)
+        .filter(|i| i % 7 != 0)
+        .map(|i| format!("s{i:04}"))
+        .collect();
+    assert_eq!(names(&absorbed), expected);
+    let rejected = absorbed
+        .view
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("rejected"))
+        .count();
+    assert_eq!(rejected, refused);
+    let s1 = absorbed.view.skills.iter().find(|s| s.name() == "s0001");
+    assert_eq!(
+        s1.and_then(|s| s.frontmatter.description.as_deref()),
+        Some("the later one")
+    );
+}

@@ -43,7 +43,20 @@ struct Pending<'a>(&'a mut [Root]);
 
 impl Entries for Pending<'_> {
     fn entry(&mut self, path: &str) -> Option<SkillEntry> {
-        let entry = all(self.0).find(|e| e.doc == path)?;
+        // A document is `<root>/<entry>` or beneath it: looked up by its
+        // entry's name rather than compared with every document.
+        let at = self.0.iter().position(|root| {
+            entry_name(root, path)
+                .is_some_and(|name| root.entries.get(name).is_some_and(|e| e.doc == path))
+        });
+        let entry = match at {
+            Some(at) => {
+                let root = &mut self.0[at];
+                let name = entry_name(root, path)?;
+                root.entries.get_mut(name)?
+            }
+            None => all(self.0).find(|e| e.doc == path)?,
+        };
         match &mut entry.state {
             State::Skill(skill) => skill.pending.take().map(|p| *p),
             _ => None,
@@ -395,6 +408,12 @@ fn plain_diagnostic(path: &str, message: &str) -> Diagnostic {
         field: None,
         message: message.to_string(),
     }
+}
+
+/// The name of the entry of `root` that `path` is or lies beneath.
+fn entry_name<'p>(root: &Root, path: &'p str) -> Option<&'p str> {
+    let rest = path.strip_prefix(root.guest.as_str())?.strip_prefix('/')?;
+    rest.split('/').next()
 }
 
 /// Every entry of every root.

@@ -13,7 +13,8 @@
 use super::MAX_BYTES_PER_CALL;
 use super::heads::head_len;
 use super::mounts::Mounts;
-use super::read::{Ahead, cores, read_path};
+use super::read::{Ahead, read_path};
+use crate::cores::cores;
 use crate::sandbox::bindings::latest::files::FsError;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -5,11 +5,11 @@
 
 use super::heads::Keep;
 use super::mounts::Mounts;
+use crate::cores::cores;
 use crate::sandbox::bindings::latest::files::{EntryKind, FileSlice, FsError, Stamp};
 use cap_fs_ext::OpenOptionsSyncExt;
 use cap_std::fs::Dir;
 use std::io::{ErrorKind, Read};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
@@ -198,14 +198,6 @@ pub(super) struct Ahead {
     pub(super) bytes: Vec<u8>,
     pub(super) slice: FileSlice,
     pub(super) head: Option<usize>,
-}
-
-/// The cores this process may use, asked once: the answer comes from the
-/// cgroup files, and reading them on every batch cost more than the reads
-/// it would have spread (a limit changed while running is seen on restart).
-pub(super) fn cores() -> usize {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Runs `work(first_index, chunk)` over contiguous chunks of a batch, results

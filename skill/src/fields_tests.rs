@@ -1,0 +1,49 @@
+use super::*;
+
+#[test]
+fn every_field_read_has_its_own_slot() {
+    let names = [
+        "name",
+        "description",
+        "when_to_use",
+        "argument-hint",
+        "context",
+        "model",
+        "effort",
+        "allowed-tools",
+        "user-invocable",
+        "disable-model-invocation",
+        "paths",
+        "aliases",
+        "version",
+        "agent",
+        "pinned",
+        "license",
+        "compatibility",
+        "metadata",
+    ];
+    let mut slots: Vec<usize> = names.iter().filter_map(|n| slot_of(n)).collect();
+    assert_eq!(slots.len(), FIELDS);
+    slots.sort_unstable();
+    assert_eq!(slots, (0..FIELDS).collect::<Vec<_>>());
+    assert_eq!(slot_of("x-extra"), None);
+}
+
+#[test]
+fn fields_are_found_wherever_they_are_written_and_unknown_ones_too() {
+    let raw = "x-extra: e\nmetadata:\n  k: v\nname: n\ndescription: d\n";
+    let fields = crate::yaml::parse_fields(raw).expect("parses");
+    let mut warnings = Vec::new();
+    let reader = Reader::new(&fields, &mut warnings);
+    let text = |key: &str| {
+        reader
+            .get(key)
+            .and_then(|n| n.scalar_text())
+            .map(|t| t.into_owned())
+    };
+    assert_eq!(text("name").as_deref(), Some("n"));
+    assert_eq!(text("description").as_deref(), Some("d"));
+    assert_eq!(text("x-extra").as_deref(), Some("e"));
+    assert!(matches!(reader.get("metadata"), Some(Node::Map(_))));
+    assert!(reader.get("license").is_none());
+}
