@@ -104,26 +104,24 @@ impl Incoming {
 
 /// The entries in order, checked already when there are many.
 fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Incoming> {
-    let many = (PARALLEL_FROM..=from.caps.max_skills).contains(&entries.len());
-    if !many || cores() < 2 {
-        return entries
-            .into_iter()
-            .map(|entry| Incoming {
-                path: entry.path.clone(),
-                size: boundary::entry_bytes(&entry),
-                check: Check::Due(entry),
-            })
-            .collect();
-    }
-    let check_all = |part: Vec<wit::SkillEntry>| -> Vec<Incoming> {
+    let arrive = |part: Vec<wit::SkillEntry>, now: bool| -> Vec<Incoming> {
         part.into_iter()
             .map(|entry| Incoming {
                 path: entry.path.clone(),
                 size: boundary::entry_bytes(&entry),
-                check: Check::Done(boundary::skill(entry, from.grants, from.id, from.caps)),
+                check: if now {
+                    Check::Done(boundary::skill(entry, from.grants, from.id, from.caps))
+                } else {
+                    Check::Due(entry)
+                },
             })
             .collect()
     };
+    let many = (PARALLEL_FROM..=from.caps.max_skills).contains(&entries.len());
+    if !many || cores() < 2 {
+        return arrive(entries, false);
+    }
+    let check_all = |part| arrive(part, true);
     let mut first = entries;
     // Held aside so that, should no thread start, this one checks them.
     let second = Mutex::new(first.split_off(first.len() / 2));

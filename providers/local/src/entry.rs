@@ -190,6 +190,15 @@ impl Entry {
         self.suspect = true;
     }
 
+    /// A skill's parsed entry, moved out to be sent (the host holds it
+    /// from then on).
+    pub fn take_pending(&mut self) -> Option<SkillEntry> {
+        match &mut self.state {
+            State::Skill(skill) => skill.pending.take().map(|p| *p),
+            _ => None,
+        }
+    }
+
     /// Records that the entry left its root.
     pub fn forget(self, changes: &mut Changes) {
         match self.state {

@@ -45,31 +45,19 @@ impl Entries for Pending<'_> {
     fn entry(&mut self, path: &str) -> Option<SkillEntry> {
         // A document is `<root>/<entry>` or beneath it: looked up by its
         // entry's name rather than compared with every document.
-        let at = self.0.iter().position(|root| {
-            entry_name(root, path)
-                .is_some_and(|name| root.entries.get(name).is_some_and(|e| e.doc == path))
-        });
-        let entry = match at {
-            Some(at) => {
-                let root = &mut self.0[at];
-                let name = entry_name(root, path)?;
-                root.entries.get_mut(name)?
+        for root in self.0.iter_mut() {
+            if let Some(name) = entry_name(root, path)
+                && let Some(entry) = root.entries.get_mut(name)
+                && entry.doc == path
+            {
+                return entry.take_pending();
             }
-            None => all(self.0).find(|e| e.doc == path)?,
-        };
-        match &mut entry.state {
-            State::Skill(skill) => skill.pending.take().map(|p| *p),
-            _ => None,
         }
+        all(self.0).find(|e| e.doc == path)?.take_pending()
     }
 
     fn all(&mut self) -> Vec<SkillEntry> {
-        all(self.0)
-            .filter_map(|e| match &mut e.state {
-                State::Skill(skill) => skill.pending.take().map(|p| *p),
-                _ => None,
-            })
-            .collect()
+        all(self.0).filter_map(Entry::take_pending).collect()
     }
 }
 

@@ -34,11 +34,12 @@ pub(super) enum Keep {
 }
 
 impl Keep {
-    /// What is kept of a whole file.
-    pub(super) fn of(self, file: &[u8]) -> &[u8] {
+    /// What is kept of a whole file; `head`, where its head ends when
+    /// already found (a read-ahead may have).
+    pub(super) fn of(self, file: &[u8], head: Option<usize>) -> &[u8] {
         match self {
             Keep::Whole => file,
-            Keep::Head => &file[..head_len(file)],
+            Keep::Head => &file[..head.unwrap_or_else(|| head_len(file)).min(file.len())],
         }
     }
 
@@ -52,7 +53,7 @@ impl Keep {
         let start = usize::try_from(slice.offset)
             .unwrap_or(usize::MAX)
             .min(data.len());
-        let kept = self.of(&data[start..]).len();
+        let kept = self.of(&data[start..], None).len();
         data.truncate(start + kept);
         FileSlice {
             len: kept as u64,

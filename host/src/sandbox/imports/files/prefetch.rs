@@ -301,6 +301,19 @@ mod tests {
         Instant::now() + Duration::from_secs(10)
     }
 
+    /// `count` files `0.md`.. holding `file N`, and their guest paths.
+    fn numbered_files(count: usize) -> (tempfile::TempDir, Vec<String>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = (0..count)
+            .map(|i| {
+                std::fs::write(dir.path().join(format!("{i}.md")), format!("file {i}"))
+                    .expect("write");
+                format!("/skills/0/{i}.md")
+            })
+            .collect();
+        (dir, paths)
+    }
+
     fn wait_until_read(prefetch: &Prefetch) {
         let until = Instant::now() + Duration::from_secs(10);
         while Instant::now() < until {
@@ -317,12 +330,7 @@ mod tests {
     #[test]
     fn announced_files_are_handed_over_with_their_bytes_and_stamps() {
         let _turn = turn();
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut paths = Vec::new();
-        for i in 0..50 {
-            std::fs::write(dir.path().join(format!("{i}.md")), format!("file {i}")).expect("write");
-            paths.push(format!("/skills/0/{i}.md"));
-        }
+        let (dir, paths) = numbered_files(50);
         let prefetch =
             Prefetch::start(paths.clone(), 1024, mounted(dir.path()), soon()).expect("readers");
         wait_until_read(&prefetch);
@@ -346,12 +354,7 @@ mod tests {
     #[test]
     fn files_asked_for_in_order_or_out_of_it_are_handed_over_once() {
         let _turn = turn();
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut paths = Vec::new();
-        for i in 0..20 {
-            std::fs::write(dir.path().join(format!("{i}.md")), format!("file {i}")).expect("write");
-            paths.push(format!("/skills/0/{i}.md"));
-        }
+        let (dir, mut paths) = numbered_files(20);
         // Announced twice: each announcement is its own read.
         paths.push("/skills/0/3.md".to_string());
         let prefetch =

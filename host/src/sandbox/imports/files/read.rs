@@ -178,10 +178,7 @@ pub(super) fn append_ahead(
             "this call's byte budget is spent; ask again".to_string(),
         ));
     }
-    let kept = match (keep, file.head) {
-        (Keep::Head, Some(head)) => &file.bytes[..head.min(file.bytes.len())],
-        _ => keep.of(&file.bytes),
-    };
+    let kept = keep.of(&file.bytes, file.head);
     let offset = data.len() as u64;
     data.extend_from_slice(kept);
     Ok(FileSlice {
