@@ -346,3 +346,45 @@ fn a_large_root_read_ahead_in_batches_reports_each_bad_file_and_loads_the_rest()
     // read by its threads, handed over batch by batch.
     large_root_reports_each_bad_file_and_loads_the_rest(300);
 }
+
+#[test]
+fn a_frontmatter_of_tens_of_thousands_of_keys_is_refused_and_the_root_still_served() {
+    // Found by hand: 60,000 one-line keys (590 KB, under the document
+    // limit) made the provider's parse outlast its deadline, and the whole
+    // root dropped out of the catalog.
+    let keys: String = (0..60_000).map(|i| format!("k{i}: v\n")).collect();
+    let wide = format!("---\nname: wide\ndescription: d\n{keys}---\n");
+    let d = skipped(
+        &[("wide/SKILL.md", wide.as_bytes())],
+        "wide/SKILL.md",
+        "64 KiB",
+    );
+    assert_eq!(d.line, Some(1));
+}
+
+#[test]
+fn thousands_of_keys_and_list_items_under_the_limit_load() {
+    let keys: String = (0..5_000).map(|i| format!("k{i}: v\n")).collect();
+    let wide = format!("---\nname: wide\ndescription: d\n{keys}---\n");
+    let tools: Vec<String> = (0..8_000).map(|i| format!("t{i}")).collect();
+    let listed = format!(
+        "---\nname: listed\ndescription: d\nallowed-tools: {}\n---\n",
+        tools.join(" ")
+    );
+    let (_dir, _root, catalog) = catalog_with(&[
+        ("wide/SKILL.md", wide.as_bytes()),
+        ("listed/SKILL.md", listed.as_bytes()),
+    ]);
+    assert!(catalog.complete);
+    assert!(catalog.get("wide").is_some(), "{:?}", catalog.diagnostics);
+    // Over the host's list cap: refused at the boundary, named, the rest goes on.
+    assert!(catalog.get("listed").is_none());
+    assert!(
+        catalog
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("allowed-tools has 8000 items")),
+        "{:?}",
+        catalog.diagnostics
+    );
+}

@@ -11,6 +11,9 @@
 use crate::node::{Fields, Node};
 use std::borrow::Cow;
 
+/// Most keys in one mapping on the fast path (real frontmatter has a dozen).
+const MAX_KEYS: usize = 64;
+
 /// Parses `text` if it stays inside the supported subset.
 pub fn parse(text: &str) -> Option<Fields<'_>> {
     // `lines()`-like, but a final line break ends a line rather than
@@ -49,7 +52,9 @@ pub fn parse(text: &str) -> Option<Fields<'_>> {
         } else {
             inline_value(rest)?
         };
-        if map.iter().any(|(k, _)| k == key) {
+        // Past a few dozen keys (a hostile frontmatter) the pairwise
+        // duplicate check would be quadratic: `serde_yaml` checks with a set.
+        if map.len() >= MAX_KEYS || map.iter().any(|(k, _)| k == key) {
             return None;
         }
         map.push((Cow::Borrowed(key), value));
@@ -375,9 +380,10 @@ fn nested_mapping<'a>(lines: &[&'a str], start: usize, indent: usize) -> Option<
         } else {
             inline_value(rest)?
         };
-        if map
-            .iter()
-            .any(|(k, _)| matches!(k, Node::Text(k) if k == key))
+        if map.len() >= MAX_KEYS
+            || map
+                .iter()
+                .any(|(k, _)| matches!(k, Node::Text(k) if k == key))
         {
             return None;
         }

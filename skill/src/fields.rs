@@ -119,11 +119,11 @@ impl<'f, 'a, 'w> Reader<'f, 'a, 'w> {
         let Some(value) = self.get(key) else {
             return Vec::new();
         };
-        let mut out: Vec<String> = Vec::new();
+        let mut out = Unique::default();
         let mut push = |item: &str| {
             let item = item.trim();
-            if !item.is_empty() && !out.iter().any(|x| x == item) {
-                out.push(item.to_string());
+            if !item.is_empty() {
+                out.push(item);
             }
         };
         match value {
@@ -150,7 +150,7 @@ impl<'f, 'a, 'w> Reader<'f, 'a, 'w> {
                 }
             },
         }
-        out
+        out.items
     }
 
     fn metadata(&mut self) -> Vec<(String, String)> {
@@ -176,6 +176,34 @@ impl<'f, 'a, 'w> Reader<'f, 'a, 'w> {
                 Some((key, text))
             })
             .collect()
+    }
+}
+
+/// Items in first-seen order, each once. A few are compared directly; past
+/// that a set answers, so a hostile list of thousands of items costs
+/// linear time, not quadratic.
+#[derive(Default)]
+struct Unique {
+    items: Vec<String>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl Unique {
+    /// Lists this short are searched rather than hashed.
+    const SEARCHED: usize = 16;
+
+    fn push(&mut self, item: &str) {
+        let new = if self.items.len() < Self::SEARCHED {
+            !self.items.iter().any(|x| x == item)
+        } else {
+            if self.seen.is_empty() {
+                self.seen.extend(self.items.iter().cloned());
+            }
+            self.seen.insert(item.to_string())
+        };
+        if new {
+            self.items.push(item.to_string());
+        }
     }
 }
 
@@ -260,16 +288,13 @@ pub(crate) fn normalise(
             Context::Inline
         }
     };
-    let paths = f
-        .list("paths", split_commas)
-        .iter()
-        .flat_map(|p| expand_braces(p))
-        .fold(Vec::new(), |mut acc: Vec<String>, p| {
-            if !acc.contains(&p) {
-                acc.push(p);
-            }
-            acc
-        });
+    let mut paths = Unique::default();
+    for pattern in f.list("paths", split_commas) {
+        for path in expand_braces(&pattern) {
+            paths.push(&path);
+        }
+    }
+    let paths = paths.items;
     let aliases = f.list("aliases", split_list_item);
     for alias in &aliases {
         if let Err(e) = check_name(alias) {

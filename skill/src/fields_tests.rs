@@ -47,3 +47,14 @@ fn fields_are_found_wherever_they_are_written_and_unknown_ones_too() {
     assert!(matches!(reader.get("metadata"), Some(Node::Map(_))));
     assert!(reader.get("license").is_none());
 }
+
+#[test]
+fn unique_keeps_the_first_of_each_item_in_order_past_the_searched_length() {
+    let mut unique = Unique::default();
+    let items: Vec<String> = (0..100).map(|i| format!("x{}", i % 40)).collect();
+    for item in &items {
+        unique.push(item);
+    }
+    let expected: Vec<String> = (0..40).map(|i| format!("x{i}")).collect();
+    assert_eq!(unique.items, expected);
+}

@@ -14,6 +14,10 @@ use crate::yaml::parse_fields;
 
 /// Largest skill document accepted, in bytes.
 pub const MAX_DOCUMENT_BYTES: u64 = 1024 * 1024;
+/// Largest frontmatter block accepted, in bytes: real ones are well under
+/// a kilobyte, and one of thousands of keys would cost the parse (inside a
+/// provider's sandbox, against its deadline) far more than it is worth.
+pub const MAX_FRONTMATTER_BYTES: usize = 64 * 1024;
 
 /// How an invoked skill runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -235,6 +239,16 @@ fn parse<'a>(
         };
         return Ok((doc, json.then(|| "{}".to_string())));
     };
+    if raw.len() > MAX_FRONTMATTER_BYTES {
+        return Err(Finding::new(
+            Some(1),
+            None,
+            format!(
+                "frontmatter is {} bytes, larger than the 64 KiB limit",
+                raw.len()
+            ),
+        ));
+    }
     let fields = parse_fields(raw)?;
     let mut warnings = Vec::new();
     let frontmatter = normalise(raw, &fields, default_name, &mut warnings)?;

@@ -214,3 +214,32 @@ fn the_json_made_with_the_parse_is_the_json_of_the_verbatim_text() {
     let (_, none) = parse_document_json(b"# just a body\n", "folder").unwrap();
     assert_eq!(none, "{}");
 }
+
+#[test]
+fn a_frontmatter_over_64_kib_is_refused_before_it_is_parsed() {
+    let keys: String = (0..20_000).map(|i| format!("k{i}: v\n")).collect();
+    let doc = format!("---\nname: wide\n{keys}---\nbody\n");
+    let refused = parse_document(doc.as_bytes(), "wide").unwrap_err();
+    assert!(refused.message.contains("64 KiB"), "{refused}");
+}
+
+#[test]
+fn thousands_of_keys_or_list_items_just_under_the_limit_parse_and_dedupe() {
+    // Near the limit in both shapes a hostile file can take: many keys (the
+    // fast path declines, the fallback parses) and one long list with
+    // repeats (kept once each, in order). Quadratic checks made a file like
+    // this outlast a provider's deadline.
+    let keys: String = (0..5_000).map(|i| format!("k{i}: v\n")).collect();
+    let doc = format!("---\nname: wide\ndescription: d\n{keys}---\n");
+    let (parsed, json) = parse_document_json(doc.as_bytes(), "wide").unwrap();
+    assert_eq!(parsed.frontmatter.name, "wide");
+    assert!(json.contains("\"k4999\":\"v\""));
+    let tools: Vec<String> = (0..6_000).map(|i| format!("t{}", i % 3_000)).collect();
+    let doc = format!(
+        "---\nname: tools\nallowed-tools: {}\n---\n",
+        tools.join(" ")
+    );
+    let parsed = parse_document(doc.as_bytes(), "tools").unwrap();
+    let expected: Vec<String> = (0..3_000).map(|i| format!("t{i}")).collect();
+    assert_eq!(parsed.frontmatter.allowed_tools, expected);
+}

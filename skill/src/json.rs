@@ -56,9 +56,16 @@ pub fn fields_json_text(fields: &Fields<'_>) -> String {
 }
 
 fn has_repeats<'k>(keys: impl Iterator<Item = &'k str> + Clone) -> bool {
-    keys.clone()
-        .enumerate()
-        .any(|(i, key)| keys.clone().skip(i + 1).any(|other| other == key))
+    // A handful of keys is compared pairwise; thousands (a hostile
+    // frontmatter) go through a set, so the check stays linear.
+    if keys.clone().nth(16).is_none() {
+        return keys
+            .clone()
+            .enumerate()
+            .any(|(i, key)| keys.clone().skip(i + 1).any(|other| other == key));
+    }
+    let mut seen = std::collections::HashSet::new();
+    keys.into_iter().any(|key| !seen.insert(key))
 }
 
 fn write_str(out: &mut Vec<u8>, text: &str) {
@@ -257,6 +264,17 @@ mod tests {
         // Bytes just around the ones escaped, and UTF-8, all in one word.
         let near = "\u{7f}!#[]\u{e9}\u{20ac} ".as_bytes();
         assert!(!needs_escape(near));
+    }
+
+    #[test]
+    fn repeated_keys_are_found_among_few_and_among_many() {
+        assert!(has_repeats(["a", "b", "a"].into_iter()));
+        assert!(!has_repeats(["a", "b", "c"].into_iter()));
+        let many: Vec<String> = (0..1000).map(|i| format!("k{i}")).collect();
+        assert!(!has_repeats(many.iter().map(String::as_str)));
+        let mut repeated = many.clone();
+        repeated.push("k500".to_string());
+        assert!(has_repeats(repeated.iter().map(String::as_str)));
     }
 
     #[test]

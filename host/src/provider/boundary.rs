@@ -9,7 +9,9 @@ use crate::sandbox::Grants;
 use crate::sandbox::bindings::latest::types as wit;
 use crate::text::{clip, shown};
 use skillhost_skill::digest;
-use skillhost_skill::frontmatter::{Context, Frontmatter, MAX_DOCUMENT_BYTES};
+use skillhost_skill::frontmatter::{
+    Context, Frontmatter, MAX_DOCUMENT_BYTES, MAX_FRONTMATTER_BYTES,
+};
 use skillhost_skill::names::check_name;
 use skillhost_skill::segments;
 use std::sync::Arc;
@@ -52,7 +54,7 @@ impl Default for Caps {
         Caps {
             max_skills: 10_000,
             max_text: 16 * 1024,
-            max_frontmatter: 64 * 1024,
+            max_frontmatter: MAX_FRONTMATTER_BYTES,
             max_list: 256,
             max_body: MAX_DOCUMENT_BYTES as usize,
             max_diagnostics: 1_000,
