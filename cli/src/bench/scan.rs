@@ -14,7 +14,10 @@
 //!
 //! - cold: a fresh provider instance's first snapshot (instantiation,
 //!   `init`, scan, parse, crossing the boundary, validation, merge) against
-//!   a native full scan: like for like;
+//!   a native full scan: like for like. Its linear memory is one an earlier
+//!   instance left (wiped when that instance ended), as every instance but
+//!   a process's first gets, just as the native scan reuses the pages its
+//!   allocator already holds;
 //! - warm: one file of the N changed; the provider is told (the event the
 //!   host watcher delivers: it re-reads that file, sees the description
 //!   changed and invalidates itself) and the registry takes its next

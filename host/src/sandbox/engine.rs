@@ -23,6 +23,10 @@ pub struct SandboxEngine {
 
 struct EngineInner {
     engine: Engine,
+    /// The creator holds them too; the engine's handle lets tests look.
+    #[cfg(target_os = "linux")]
+    #[cfg_attr(not(test), expect(dead_code, reason = "read by the tests"))]
+    memories: Arc<super::memory::Memories>,
     linker: Linker<HostState>,
     cache: CompileCache,
     ticker: Ticker,
@@ -82,6 +86,17 @@ impl SandboxEngine {
         config.wasm_component_model(true);
         config.epoch_interruption(true);
         config.cranelift_opt_level(wasmtime::OptLevel::Speed);
+        // Instances take their linear memory from memories kept from
+        // instances that ended (wiped), not fresh pages (see `memory`).
+        // Those are not wasmtime's own mappings, so data segments are copied
+        // in at instantiation rather than mapped copy-on-write.
+        #[cfg(target_os = "linux")]
+        let memories = {
+            let memories = Arc::new(super::memory::Memories::default());
+            config.with_host_memory(Arc::new(super::memory::Creator(memories.clone())));
+            config.memory_init_cow(false);
+            memories
+        };
         // `SKILLHOST_PERFMAP=1` names guest code in `perf` profiles.
         if std::env::var_os("SKILLHOST_PERFMAP").is_some() {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
@@ -93,6 +108,8 @@ impl SandboxEngine {
         Ok(SandboxEngine {
             inner: Arc::new(EngineInner {
                 engine,
+                #[cfg(target_os = "linux")]
+                memories,
                 linker,
                 cache: CompileCache::new(cache_dir),
                 ticker,
@@ -103,6 +120,12 @@ impl SandboxEngine {
     /// The wasmtime engine.
     pub fn engine(&self) -> &Engine {
         &self.inner.engine
+    }
+
+    /// The kept guest memories.
+    #[cfg(all(test, target_os = "linux"))]
+    pub(crate) fn memories(&self) -> &super::memory::Memories {
+        &self.inner.memories
     }
 
     /// The compile cache.

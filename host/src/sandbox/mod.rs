@@ -18,6 +18,8 @@ pub(crate) mod imports;
 mod instance;
 mod limits;
 pub mod manifest;
+#[cfg(target_os = "linux")]
+mod memory;
 mod rate;
 mod refusals;
 mod state;
