@@ -1,6 +1,7 @@
 //! The sandbox: wasmtime, and everything a provider component may touch.
 //!
-//! One engine per process (epoch interruption, compile cache), one store per
+//! One engine per process (epoch interruption, compile cache, guest memories
+//! kept wiped from ended instances for the next), one store per
 //! provider instance with a memory cap and a deadline on every call, and one
 //! file per host import under `imports/`, each checking the calling
 //! instance's grants. The sandbox knows nothing of providers, registries or
