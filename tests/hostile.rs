@@ -331,6 +331,43 @@ fn a_memory_bomb_hits_the_cap() {
 }
 
 #[test]
+fn a_memory_a_provider_filled_comes_back_wiped_to_the_next_instance() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let runtime = runtime();
+    let root = tree(&[("inside.txt", b"x")]);
+    // 20 MiB of ones: past the 16 MiB a kept memory holds in RAM, so both
+    // the part zeroed in place and the part handed back are read again.
+    let size = 20usize << 20;
+    let run = |attack: &str| {
+        let provider = provider_of(
+            &runtime,
+            "hostile",
+            runtime.load_component(HOSTILE_GUEST).unwrap(),
+            vec![root.path().to_path_buf()],
+            &[("attack", attack), ("size", &size.to_string())],
+            patient(),
+        );
+        let registry = Registry::new();
+        registry.add(provider).unwrap();
+        registry.snapshot()
+    };
+    let before = runtime.engine().memories_reused();
+    let filled = run("leak");
+    assert!(filled.get("steady").is_some(), "{:?}", filled.diagnostics);
+    let peeked = run("peek");
+    if cfg!(target_os = "linux") {
+        assert!(
+            runtime.engine().memories_reused() > before,
+            "the second instance ran in the memory the first one left"
+        );
+    }
+    assert_eq!(
+        noted(&peeked, "peek:"),
+        format!("peek: 0 of {size} grown bytes not zero")
+    );
+}
+
+#[test]
 fn deep_recursion_overflows_only_the_guests_stack() {
     let arena = arena("recursion", "snapshot", false, patient());
     arena.honest();

@@ -23,9 +23,8 @@ pub struct SandboxEngine {
 
 struct EngineInner {
     engine: Engine,
-    /// The creator holds them too; the engine's handle lets tests look.
+    /// The creator holds them too; the engine's handle reads its count.
     #[cfg(target_os = "linux")]
-    #[cfg_attr(not(test), expect(dead_code, reason = "read by the tests"))]
     memories: Arc<super::memory::Memories>,
     linker: Linker<HostState>,
     cache: CompileCache,
@@ -126,6 +125,15 @@ impl SandboxEngine {
     #[cfg(all(test, target_os = "linux"))]
     pub(crate) fn memories(&self) -> &super::memory::Memories {
         &self.inner.memories
+    }
+
+    /// How many instances so far ran in a memory an ended instance left
+    /// (wiped); always 0 where memories are not kept (outside Linux).
+    pub fn memories_reused(&self) -> u64 {
+        #[cfg(target_os = "linux")]
+        return self.inner.memories.reused();
+        #[cfg(not(target_os = "linux"))]
+        0
     }
 
     /// The compile cache.

@@ -37,13 +37,12 @@ pub(crate) struct Memories {
 #[derive(Default)]
 struct Spares {
     regions: Vec<Region>,
-    /// Memories handed out from a kept one (for the tests).
+    /// Memories handed out from a kept one.
     reused: u64,
 }
 
 impl Memories {
     /// How many memories were handed out from kept ones so far.
-    #[cfg(test)]
     pub(crate) fn reused(&self) -> u64 {
         self.spares.lock().map_or(0, |s| s.reused)
     }

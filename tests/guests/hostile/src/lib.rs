@@ -25,6 +25,9 @@
 //!   - `incomplete`: every snapshot is incomplete;
 //!   - `leak`: every call of the export keeps `size` more bytes for good;
 //!   - `slow`: every call of the export sleeps `size` milliseconds;
+//!   - `peek`: grows its memory by `size` bytes and notes how many of the
+//!     new bytes are not zero (a memory an earlier instance left must come
+//!     back wiped);
 //! - `in` = the export it happens in (`init`, `snapshot`, `load`,
 //!   `list-resources`, `read-resource`, `on-change`, `observe`; default
 //!   `snapshot`);
@@ -225,6 +228,7 @@ impl Hostile {
             }
             "self-invalidate" => host::invalidate_provider(),
             "leak" => self.leaked.push(vec![1u8; self.size as usize]),
+            "peek" => self.peek(),
             "slow" => std::thread::sleep(std::time::Duration::from_millis(self.size)),
             "http" => {
                 use wasip2::http::{outgoing_handler, types};
@@ -309,6 +313,33 @@ impl Hostile {
             out.extend((0..20_000).map(|i| note(format!("hostile diagnostic {i}"))));
         }
         out
+    }
+
+    /// Grows the memory by `size` bytes (whole pages) and counts the new
+    /// bytes that are not zero.
+    fn peek(&mut self) {
+        #[cfg(target_family = "wasm")]
+        let (start, grown) = {
+            const PAGE: usize = 65536;
+            let pages = (self.size as usize).div_ceil(PAGE);
+            let old = core::arch::wasm32::memory_grow(0, pages);
+            assert!(old != usize::MAX, "peek: the memory did not grow");
+            (old * PAGE, pages * PAGE)
+        };
+        // Built for the host only to be linted: there is no memory to grow.
+        #[cfg(not(target_family = "wasm"))]
+        let (start, grown) = (0usize, 0usize);
+        let mut nonzero = 0usize;
+        for at in start..start + grown {
+            // SAFETY: the page was just added to this instance's memory and
+            // nothing else uses it; at the WebAssembly level it is plain
+            // memory.
+            if unsafe { std::ptr::read_volatile(at as *const u8) } != 0 {
+                nonzero += 1;
+            }
+        }
+        self.notes
+            .push(format!("peek: {nonzero} of {grown} grown bytes not zero"));
     }
 
     /// Asks to watch more than the host allows, three ways; traps unless
