@@ -142,3 +142,49 @@ fn a_file_that_is_not_a_provider_is_reported() {
         catalog.diagnostics
     );
 }
+
+#[test]
+fn a_component_path_naming_a_fifo_or_a_device_is_refused_at_once_and_the_rest_runs() {
+    let dir = tree(&[(
+        "skills/mine/SKILL.md",
+        skill_md("mine", "Served").as_bytes(),
+    )]);
+    let fifo = dir.path().join("fifo.wasm");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let path = dir.path().join("skillhost.toml");
+    std::fs::write(
+        &path,
+        "[[provider]]\nid = \"fifo\"\nwasm = \"fifo.wasm\"\n\n\
+         [[provider]]\nid = \"zero\"\nwasm = \"/dev/zero\"\n\n\
+         [[provider]]\nbuiltin = \"local\"\nroots = [\"skills\"]\n",
+    )
+    .unwrap();
+    // A read that blocks (the FIFO) or never ends (/dev/zero) would hang
+    // here; the test fails instead of waiting for it.
+    let (sent, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let catalog = Config::load(&path)
+            .unwrap()
+            .registry(&runtime())
+            .unwrap()
+            .snapshot();
+        let _ = sent.send(catalog);
+    });
+    let catalog = answer
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the configuration loaded without hanging on the FIFO or /dev/zero");
+    assert!(catalog.get("mine").is_some());
+    for (id, file) in [("fifo", "fifo.wasm"), ("zero", "/dev/zero")] {
+        assert!(
+            catalog.diagnostics.iter().any(|d| d
+                .message
+                .contains(&format!("provider {id} not started"))
+                && d.message.contains(file)
+                && d.message.contains("not a regular file")),
+            "{id}: {:?}",
+            catalog.diagnostics
+        );
+    }
+}

@@ -20,7 +20,7 @@ use std::time::Instant;
 /// Checks the component in the file at `path`.
 pub fn check(path: impl AsRef<Path>, options: Options) -> Result<Report, Error> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| Error::Read {
+    let bytes = skillhost::sandbox::read_component_file(path).map_err(|source| Error::Read {
         path: path.to_path_buf(),
         source,
     })?;

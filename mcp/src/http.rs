@@ -73,13 +73,20 @@ impl HttpOptions {
     }
 }
 
+/// Largest token file read, in bytes.
+const MAX_TOKEN_FILE_BYTES: u64 = 64 * 1024;
+
 /// Reads a bearer token from `path`: its first line, trimmed.
 pub fn read_token(path: &Path) -> Result<String, ServeError> {
     let fail = |reason: String| ServeError::Token {
         path: path.to_path_buf(),
         reason,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
+    // A regular file of a few KiB at most: a FIFO or `/dev/zero` named by
+    // mistake is refused instead of blocking or filling memory.
+    let bytes = skillhost::paths::read_regular(path, MAX_TOKEN_FILE_BYTES)
+        .map_err(|e| fail(format!("cannot read it: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|_| fail("it is not UTF-8 text".to_string()))?;
     let token = text.lines().next().unwrap_or_default().trim().to_string();
     if token.chars().count() < MIN_TOKEN_CHARS {
         return Err(fail(format!(
@@ -441,5 +448,18 @@ mod tests {
         std::fs::write(&path, "0123456789abcdef0123\nignored\n").unwrap();
         assert_eq!(read_token(&path).unwrap(), "0123456789abcdef0123");
         assert!(read_token(&dir.path().join("missing")).is_err());
+    }
+
+    #[test]
+    fn a_token_path_naming_a_device_or_a_folder_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [Path::new("/dev/zero"), dir.path()] {
+            let refused = read_token(path).unwrap_err().to_string();
+            assert!(refused.contains("not a regular file"), "{refused}");
+        }
+        let big = dir.path().join("big");
+        std::fs::write(&big, "t".repeat(100_000)).unwrap();
+        let refused = read_token(&big).unwrap_err().to_string();
+        assert!(refused.contains("larger than"), "{refused}");
     }
 }

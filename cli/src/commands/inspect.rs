@@ -7,15 +7,12 @@ use crate::output::print_json;
 use anyhow::{Context as _, Result, bail};
 use serde_json::json;
 use skillhost::Runtime;
-use skillhost::paths::{absolute, read_regular};
+use skillhost::paths::absolute;
 use skillhost::sandbox::describe::{Description, Granted, Item, denial, describe};
-use skillhost::sandbox::{Manifest, manifest};
+use skillhost::sandbox::{Manifest, manifest, read_component_file};
 use skillhost::text::clean;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// Largest component file read, in bytes.
-const MAX_COMPONENT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// What an import gets from the sandbox.
 enum Access {
@@ -45,15 +42,8 @@ fn access(import: &str) -> Access {
 
 pub fn run(file: &Path, json: bool) -> Result<ExitCode> {
     let path = absolute(file);
-    let bytes = read_regular(&path, MAX_COMPONENT_BYTES)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.len() as u64 > MAX_COMPONENT_BYTES {
-        bail!(
-            "{}: larger than {} MiB, not a provider component",
-            path.display(),
-            MAX_COMPONENT_BYTES >> 20
-        );
-    }
+    let bytes =
+        read_component_file(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let runtime = Runtime::new().context("cannot start the sandbox")?;
     let description =
         describe(runtime.engine(), &bytes, None).with_context(|| format!("{}", path.display()))?;

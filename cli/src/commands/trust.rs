@@ -7,8 +7,8 @@ use anyhow::Result;
 use skillhost::Runtime;
 use skillhost::config::trust::TrustStore;
 use skillhost::config::{Config, FILE_NAME, Source};
-use skillhost::paths::read_regular;
 use skillhost::sandbox::manifest::manifest;
+use skillhost::sandbox::read_component_file;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -47,9 +47,6 @@ pub fn run(file: Option<&Path>, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Largest component file read for its manifest, in bytes.
-const MAX_COMPONENT_BYTES: u64 = 256 * 1024 * 1024;
-
 /// What each component the file runs says it wants, in words: its
 /// manifest, asked of an instance granted nothing (or why it could not be).
 fn declarations(config: &Config) -> Vec<(String, Vec<String>)> {
@@ -70,7 +67,7 @@ fn declarations(config: &Config) -> Vec<(String, Vec<String>)> {
     };
     wasm.into_iter()
         .map(|(id, file)| {
-            let lines = read_regular(&file, MAX_COMPONENT_BYTES)
+            let lines = read_component_file(&file)
                 .map_err(|e| format!("cannot read {}: {e}", file.display()))
                 .and_then(|bytes| runtime.engine().load(&bytes).map_err(|e| e.to_string()))
                 .and_then(|c| manifest(runtime.engine(), &c).map_err(|f| f.to_string()));

@@ -154,3 +154,18 @@ fn a_missing_file_and_a_bad_setting_are_errors_naming_them() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("KEY=VALUE"));
 }
+
+#[test]
+fn a_device_named_as_the_component_is_refused_at_once_by_conformance_and_inspect() {
+    let home = tempfile::tempdir().unwrap();
+    // Read the ordinary way, /dev/zero never ends.
+    for command in ["conformance", "inspect"] {
+        let out = skillhost(&[command, "/dev/zero"], &workspace(), home.path());
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("/dev/zero") && stderr.contains("not a regular file"),
+            "{command}: {stderr}"
+        );
+    }
+}

@@ -223,7 +223,7 @@ impl Config {
             Source::Local => builtin::LOCAL_PROVIDER.into(),
             Source::Bundled => builtin::BUNDLED_PROVIDER.into(),
             Source::Remote(_) => builtin::REMOTE_PROVIDER.into(),
-            Source::Wasm(file) => std::fs::read(file)
+            Source::Wasm(file) => crate::sandbox::read_component_file(file)
                 .map_err(|source| Error::Io {
                     path: file.clone(),
                     source,

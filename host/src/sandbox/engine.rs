@@ -14,6 +14,16 @@ use std::sync::Arc;
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine};
 
+/// Largest provider component file the host reads, in bytes.
+pub const MAX_COMPONENT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads a provider component from a file: a regular file of at most
+/// [`MAX_COMPONENT_BYTES`], so a path naming a FIFO, a device such as
+/// `/dev/zero` or a huge file gets an error instead of a hang.
+pub fn read_component_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    crate::paths::read_regular(path, MAX_COMPONENT_BYTES)
+}
+
 /// The shared sandbox machinery. Cheap to clone; every provider instance of a
 /// process runs on the same engine.
 #[derive(Clone)]

@@ -27,7 +27,7 @@ mod state;
 mod ticker;
 
 pub use compile_cache::{CacheOutcome, CompileCache};
-pub use engine::{LoadedComponent, SandboxEngine};
+pub use engine::{LoadedComponent, MAX_COMPONENT_BYTES, SandboxEngine, read_component_file};
 pub use fault::{Fault, FaultKind};
 #[cfg(test)]
 pub(crate) use grants::{GrantedRoot, Mount};

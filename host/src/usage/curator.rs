@@ -394,7 +394,9 @@ fn archived_name(entry: &Path) -> Option<String> {
         (entry.to_path_buf(), markdown_stem(file_name)?)
     };
     let mut bytes = Vec::new();
-    std::fs::File::open(&document)
+    // Only a regular file is read: a FIFO planted in the archive would
+    // block the curator.
+    crate::paths::open_regular(&document, std::fs::OpenOptions::new().read(true))
         .ok()?
         .take(MAX_DOCUMENT_BYTES)
         .read_to_end(&mut bytes)
@@ -411,6 +413,28 @@ mod tests {
     use crate::usage::clock::days;
     use skillhost_skill::frontmatter::Frontmatter;
     use std::time::UNIX_EPOCH;
+
+    #[test]
+    fn an_archived_skill_is_named_by_its_frontmatter_and_a_fifo_in_its_place_does_not_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let entry = dir.path().join("folder");
+        std::fs::create_dir_all(&entry).unwrap();
+        std::fs::write(
+            entry.join(SKILL_FILE),
+            "---\nname: real-name\ndescription: x\n---\n",
+        )
+        .unwrap();
+        assert_eq!(archived_name(&entry).as_deref(), Some("real-name"));
+
+        let planted = dir.path().join("planted");
+        std::fs::create_dir_all(&planted).unwrap();
+        let fifo = planted.join(SKILL_FILE);
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        // Opening a FIFO with no writer the ordinary way would wait forever.
+        assert_eq!(archived_name(&planted), None);
+    }
 
     #[test]
     fn states_change_just_past_each_boundary() {

@@ -72,7 +72,8 @@ pub(super) fn sql_error(path: &Path, e: rusqlite::Error) -> Error {
 /// A non-empty file must start with SQLite's header; anything else is not
 /// ours to open (SQLite would only say "file is not a database" later).
 pub(super) fn check_header(path: &Path) -> Result<(), Error> {
-    let mut file = match std::fs::File::open(path) {
+    // A FIFO or device where the store should be is refused, not waited on.
+    let mut file = match crate::paths::open_regular(path, std::fs::OpenOptions::new().read(true)) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io(path)(e)),

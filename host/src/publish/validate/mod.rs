@@ -279,11 +279,10 @@ fn expected_name(document: &Path) -> String {
 /// The document's bytes, at most one more than the loader accepts; only
 /// regular files are opened (a FIFO would block).
 fn read_document(path: &Path) -> std::io::Result<Vec<u8>> {
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?
+    // Checked on the opened file, so a swap to a FIFO after a check by path
+    // cannot block either.
+    crate::paths::open_regular(path, std::fs::OpenOptions::new().read(true))?
         .take(MAX_DOCUMENT_BYTES + 1)
         .read_to_end(&mut bytes)?;
     Ok(bytes)
