@@ -131,12 +131,6 @@ impl SandboxEngine {
         &self.inner.engine
     }
 
-    /// The kept guest memories.
-    #[cfg(all(test, target_os = "linux"))]
-    pub(crate) fn memories(&self) -> &super::memory::Memories {
-        &self.inner.memories
-    }
-
     /// How many instances so far ran in a memory an ended instance left
     /// (wiped); always 0 where memories are not kept (outside Linux).
     pub fn memories_reused(&self) -> u64 {

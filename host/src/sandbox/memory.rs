@@ -64,8 +64,14 @@ impl Memories {
     }
 
     fn give_back(&self, mut region: Region) {
-        // A memory that cannot be wiped is not kept (dropping it unmaps it).
-        if region.wipe().is_err() {
+        let full = || {
+            self.spares
+                .lock()
+                .map_or(true, |s| s.regions.len() >= MAX_SPARES)
+        };
+        // Not wiped for nothing when it would not be kept; a memory that
+        // cannot be wiped is not kept either (dropping it unmaps it).
+        if full() || region.wipe().is_err() {
             return;
         }
         if let Ok(mut spares) = self.spares.lock()

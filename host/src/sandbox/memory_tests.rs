@@ -126,7 +126,7 @@ fn provider_instances_one_after_another_reuse_memory_and_see_the_same_skills() {
     }
     assert!(seen.iter().all(|n| n == &["alpha", "beta"]), "{seen:?}");
     assert!(
-        runtime.engine().memories().reused() >= 2,
+        runtime.engine().memories_reused() >= 2,
         "later instances ran in kept memories"
     );
 }
