@@ -22,6 +22,9 @@ pub const ACTIVATED: &str = "skill-activated";
 pub const DISCOVERED: &str = "skill-roots-discovered";
 /// Event type of a conversation clear: delta listings and activations reset.
 pub const CLEAR: &str = "clear";
+/// Event type of one tool call the agent made; its `tool` field names the
+/// tool (read by the usage layer's pattern detection).
+pub const TOOL_CALL: &str = "tool-call";
 
 /// One event of a session.
 #[derive(Debug, Clone, PartialEq)]
@@ -157,6 +160,80 @@ impl SessionLog for MemoryLog {
 
 /// Largest session log read, in bytes.
 pub const MAX_LOG_BYTES: u64 = 1024 * 1024 * 1024;
+/// Longest line of a session log read, in bytes; a longer one is skipped
+/// (skillhost's own events stay far below: a catalog of 10,000 skills is
+/// about 2 MB).
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The event types skillhost reads back; any other event is kept by type
+/// and visibility only.
+const OURS: [&str; 6] = [
+    CATALOG,
+    CATALOG_DELTA,
+    ACTIVATED,
+    DISCOVERED,
+    CLEAR,
+    TOOL_CALL,
+];
+
+/// What of a read event is held in memory.
+fn kept(event: Event) -> Event {
+    if OURS.contains(&event.kind.as_str()) {
+        return event;
+    }
+    Event {
+        visible: event.visible,
+        ..Event::new(&event.kind)
+    }
+}
+
+/// One line read by [`read_line`].
+struct Line {
+    /// Bytes consumed, newline included (0 at the end of the file).
+    bytes: u64,
+    /// Whether it ended with a newline (else it is the file's cut-short last).
+    ended: bool,
+    /// Whether it was longer than the cap (then `line` holds nothing of it).
+    too_long: bool,
+}
+
+/// Reads the next line into `line` (newline left out), holding at most
+/// `cap` bytes of it: a longer line is consumed to its end and dropped.
+fn read_line(
+    reader: &mut impl std::io::BufRead,
+    line: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<Line> {
+    line.clear();
+    let mut out = Line {
+        bytes: 0,
+        ended: false,
+        too_long: false,
+    };
+    loop {
+        let buffer = reader.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(out);
+        }
+        let newline = buffer.iter().position(|b| *b == b'\n');
+        let part = &buffer[..newline.unwrap_or(buffer.len())];
+        if !out.too_long {
+            if line.len() + part.len() > cap {
+                out.too_long = true;
+                *line = Vec::new();
+            } else {
+                line.extend_from_slice(part);
+            }
+        }
+        let used = part.len() + usize::from(newline.is_some());
+        reader.consume(used);
+        out.bytes += used as u64;
+        if newline.is_some() {
+            out.ended = true;
+            return Ok(out);
+        }
+    }
+}
 
 /// A session log in a JSONL file: one JSON object per line, appended to.
 ///
@@ -175,40 +252,72 @@ pub struct JsonlLog {
 
 impl JsonlLog {
     /// Opens (or starts) the log at `path`.
+    ///
+    /// It is read a line at a time, never whole: a line over
+    /// [`MAX_LINE_BYTES`] is skipped without being held, and an event of a
+    /// type skillhost does not use (the agent's own messages, tool output)
+    /// keeps only its type and visibility in memory; its payload stays in the
+    /// file. So memory follows skillhost's own events, not the log's size.
     pub fn open(path: &Path) -> Result<Self, Error> {
         let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
         };
-        let bytes = match crate::paths::read_regular(path, MAX_LOG_BYTES) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io(e)),
-        };
         let mut events = Vec::new();
         let mut warnings = Vec::new();
-        let last = bytes.split(|&b| b == b'\n').count();
-        for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let number = index + 1;
-            let Ok(text) = std::str::from_utf8(line) else {
-                warnings.push(format!("{}:{number}: not UTF-8; skipped", path.display()));
-                continue;
-            };
-            match serde_json::from_str(text).map(Event::from_json) {
-                Ok(Some(event)) => events.push(event),
-                // Another tool's line (an object without a type, say).
-                Ok(None) => {}
-                Err(_) if number == last => warnings.push(format!(
-                    "{}:{number}: the last line is cut short (a write was interrupted); skipped",
-                    path.display()
-                )),
-                Err(e) => warnings.push(format!(
-                    "{}:{number}: not a JSON event ({e}); skipped",
-                    path.display()
-                )),
+        let file = match crate::paths::open_regular(path, std::fs::OpenOptions::new().read(true)) {
+            Ok(file) => Some(file),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io(e)),
+        };
+        if let Some(file) = file {
+            let mut reader = std::io::BufReader::with_capacity(
+                64 * 1024,
+                std::io::Read::take(file, MAX_LOG_BYTES.saturating_add(1)),
+            );
+            let mut line = Vec::new();
+            let mut total = 0u64;
+            let mut number = 0usize;
+            loop {
+                let read = read_line(&mut reader, &mut line, MAX_LINE_BYTES).map_err(io)?;
+                if read.bytes == 0 {
+                    break;
+                }
+                total += read.bytes;
+                number += 1;
+                if total > MAX_LOG_BYTES {
+                    return Err(io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("larger than {MAX_LOG_BYTES} bytes"),
+                    )));
+                }
+                if read.too_long {
+                    warnings.push(format!(
+                        "{}:{number}: longer than {MAX_LINE_BYTES} bytes; skipped",
+                        path.display()
+                    ));
+                    continue;
+                }
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let Ok(text) = std::str::from_utf8(&line) else {
+                    warnings.push(format!("{}:{number}: not UTF-8; skipped", path.display()));
+                    continue;
+                };
+                match serde_json::from_str(text).map(Event::from_json) {
+                    Ok(Some(event)) => events.push(kept(event)),
+                    // Another tool's line (an object without a type, say).
+                    Ok(None) => {}
+                    Err(_) if !read.ended => warnings.push(format!(
+                        "{}:{number}: the last line is cut short (a write was interrupted); skipped",
+                        path.display()
+                    )),
+                    Err(e) => warnings.push(format!(
+                        "{}:{number}: not a JSON event ({e}); skipped",
+                        path.display()
+                    )),
+                }
             }
         }
         for warning in &warnings {
@@ -300,7 +409,10 @@ mod tests {
         .unwrap();
         let mut log = JsonlLog::open(&path).unwrap();
         assert_eq!(log.len(), 2);
-        assert_eq!(log.get(0).unwrap().other["text"], "hi");
+        // Another type's payload stays in the file, not in memory.
+        let user = log.get(0).unwrap();
+        assert_eq!((user.kind.as_str(), user.visible), ("user", true));
+        assert!(user.other.is_empty());
         let mut event = Event::new(CATALOG);
         event.source = Some("skillhost".into());
         event.digest = Some("sha256:00".into());
@@ -336,6 +448,68 @@ mod tests {
             .map(|i| reopened.get(i).unwrap().kind.as_str())
             .collect();
         assert_eq!(kinds, ["user", "tool", "after"]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_skipped_without_being_held_and_the_rest_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let mut catalog = Event::new(CATALOG);
+        catalog.source = Some("skillhost".into());
+        catalog.content = Some("listing".into());
+        catalog.other.insert("extra".into(), json!(1));
+        let mut bytes = format!("{}\n", catalog.to_json()).into_bytes();
+        bytes.extend(std::iter::repeat_n(b'a', MAX_LINE_BYTES + 1));
+        bytes
+            .extend_from_slice(b"\n{\"type\":\"assistant\",\"visible\":false,\"text\":\"long\"}\n");
+        std::fs::write(&path, &bytes).unwrap();
+        let log = JsonlLog::open(&path).unwrap();
+        assert_eq!(log.warnings().len(), 1, "{:?}", log.warnings());
+        assert!(
+            log.warnings()[0].contains(&format!(":2: longer than {MAX_LINE_BYTES} bytes")),
+            "{:?}",
+            log.warnings()
+        );
+        assert_eq!(log.len(), 2);
+        assert_eq!(
+            log.get(0),
+            Some(&catalog),
+            "skillhost's events are kept whole"
+        );
+        let assistant = log.get(1).unwrap();
+        assert_eq!(
+            (assistant.kind.as_str(), assistant.visible),
+            ("assistant", false)
+        );
+        assert!(assistant.other.is_empty());
+    }
+
+    #[test]
+    fn lines_are_read_across_buffer_boundaries_and_a_final_line_without_newline() {
+        let text = "one\ntwo\n\nthree";
+        let mut reader = std::io::BufReader::with_capacity(2, text.as_bytes());
+        let mut line = Vec::new();
+        let mut seen = Vec::new();
+        loop {
+            let read = read_line(&mut reader, &mut line, 4).unwrap();
+            if read.bytes == 0 {
+                break;
+            }
+            seen.push((
+                String::from_utf8(line.clone()).unwrap(),
+                read.ended,
+                read.too_long,
+            ));
+        }
+        assert_eq!(
+            seen,
+            [
+                ("one".to_string(), true, false),
+                ("two".to_string(), true, false),
+                (String::new(), true, false),
+                (String::new(), false, true),
+            ]
+        );
     }
 
     #[test]

@@ -21,9 +21,7 @@ use crate::model::{Catalog, Skill};
 use crate::session::SessionLog;
 use crate::session::invoke::{Caller, Invocation, Request};
 
-/// The session-log event type of one tool call; its `tool` field names the
-/// tool.
-pub const TOOL_CALL: &str = "tool-call";
+pub use crate::session::log::TOOL_CALL;
 
 /// `user` or `model`, as invocations store the caller.
 pub fn caller_name(caller: Caller) -> &'static str {

@@ -4,7 +4,7 @@
 //! `skillhost-append LOG COUNT SIZE LABEL` appends COUNT events whose
 //! content is SIZE bytes, each tagged with LABEL and its number.
 
-use skillhost::session::log::Event;
+use skillhost::session::log::{CATALOG, Event};
 use skillhost::session::{JsonlLog, SessionLog};
 use std::path::Path;
 
@@ -17,7 +17,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let size: usize = size.parse()?;
     let mut log = JsonlLog::open(Path::new(log))?;
     for i in 0..count {
-        let mut event = Event::new("tool-output");
+        // A type skillhost reads back, so its fields are held when read.
+        let mut event = Event::new(CATALOG);
         event.source = Some(format!("{label}-{i}"));
         event.content = Some(label.repeat(size / label.len().max(1) + 1));
         log.append(event)?;
