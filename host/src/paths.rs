@@ -64,7 +64,7 @@ pub fn open_regular(path: &Path, options: &mut OpenOptions) -> std::io::Result<F
 pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     let file = open_regular(path, OpenOptions::new().read(true))?;
     // Sized from the file's length (within `max`): growing by doubling would
-    // hold up to twice a large file (a 300 MB session log took 680 MB).
+    // hold up to twice a large file (reading 300 MB peaked at 680 MB).
     let expected = file.metadata()?.len().min(max).saturating_add(1);
     let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
     file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
