@@ -150,9 +150,7 @@ fn a_component_path_naming_a_fifo_or_a_device_is_refused_at_once_and_the_rest_ru
         skill_md("mine", "Served").as_bytes(),
     )]);
     let fifo = dir.path().join("fifo.wasm");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    skillhost_tests::mkfifo(&fifo);
     let path = dir.path().join("skillhost.toml");
     std::fs::write(
         &path,

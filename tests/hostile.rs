@@ -11,7 +11,9 @@
 
 use skillhost::sandbox::Limits;
 use skillhost::{Catalog, Diagnostic, Provider, Registry};
-use skillhost_tests::{HOSTILE_GUEST, ProcessUsage, provider_of, runtime, skill_md, tree, write};
+use skillhost_tests::{
+    HOSTILE_GUEST, ProcessUsage, mkfifo, provider_of, runtime, skill_md, tree, write,
+};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -617,14 +619,6 @@ fn sockets_environment_and_stdout_are_refused_and_noted() {
         let d = named(&catalog, noted);
         assert_eq!(d.field.as_deref(), Some("capability"), "{attack}");
     }
-}
-
-/// A FIFO at `path`, with no writer: opening it for reading the ordinary
-/// way would wait forever.
-fn mkfifo(path: &std::path::Path) {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
 /// Waits until no read-ahead thread is alive; fails if one outlives its call.

@@ -80,14 +80,7 @@ fn skipped_as_not_regular(root: &Path, folder: &str) {
 fn a_fifo_named_skill_md_is_skipped_and_the_catalog_returns() {
     let (_dir, root) = root_with_a_good_skill();
     std::fs::create_dir(root.join("fifo")).unwrap();
-    let c = std::ffi::CString::new(
-        root.join("fifo/SKILL.md")
-            .into_os_string()
-            .into_encoded_bytes(),
-    )
-    .unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    skillhost_tests::mkfifo(&root.join("fifo/SKILL.md"));
     skipped_as_not_regular(&root, "fifo");
 }
 

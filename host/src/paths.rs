@@ -140,6 +140,15 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Makes a FIFO at `path` (for the tests of files that must not be one):
+/// opening it for reading the ordinary way would wait for a writer forever.
+#[cfg(test)]
+pub(crate) fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,9 +157,7 @@ mod tests {
     fn a_fifo_where_a_file_was_expected_is_refused_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("skillhost.toml");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        mkfifo(&fifo);
         let started = std::time::Instant::now();
         let error = read_regular(&fifo, 1024).unwrap_err();
         assert_eq!(error.to_string(), "not a regular file");

@@ -429,9 +429,7 @@ mod tests {
         let planted = dir.path().join("planted");
         std::fs::create_dir_all(&planted).unwrap();
         let fifo = planted.join(SKILL_FILE);
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        crate::paths::mkfifo(&fifo);
         // Opening a FIFO with no writer the ordinary way would wait forever.
         assert_eq!(archived_name(&planted), None);
     }

@@ -173,9 +173,7 @@ fn a_restore_restarts_the_grace_period() {
 fn a_fifo_or_a_device_where_the_store_should_be_is_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("usage.db");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    crate::paths::mkfifo(&fifo);
     for path in [fifo.as_path(), Path::new("/dev/zero")] {
         let refused = UsageStore::open(path).err().unwrap().to_string();
         assert!(

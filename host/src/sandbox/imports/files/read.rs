@@ -261,15 +261,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         std::fs::write(root.path().join("small"), b"12345").unwrap();
         std::os::unix::fs::symlink("/etc/hostname", root.path().join("escape")).unwrap();
-        let fifo = std::ffi::CString::new(
-            root.path()
-                .join("fifo")
-                .into_os_string()
-                .into_encoded_bytes(),
-        )
-        .unwrap();
-        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        crate::paths::mkfifo(&root.path().join("fifo"));
         let dir = Dir::open_ambient_dir(root.path(), cap_std::ambient_authority()).unwrap();
         let budget = AtomicU64::new(MAX_BYTES_PER_CALL);
         let mut data = b"before".to_vec();
