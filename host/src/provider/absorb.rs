@@ -79,7 +79,9 @@ pub(crate) struct Absorbed {
 /// dropped unchecked), are checked one by one as they are taken.
 const PARALLEL_FROM: usize = 256;
 
-/// One entry on its way through the boundary.
+/// One entry on its way through the boundary. A checked skill is already
+/// in the `Arc` the host keeps it in, so moving entries between threads and
+/// lists copies a pointer, not a whole record.
 struct Incoming {
     path: String,
     /// What it costs to hold.
@@ -88,29 +90,39 @@ struct Incoming {
 }
 
 enum Check {
-    Done(Result<Skill, String>),
+    Done(Result<Arc<Skill>, String>),
     Due(wit::SkillEntry),
 }
 
+/// Validates one entry and gives it the source's scope and namespace.
+fn checked(entry: wit::SkillEntry, from: &Source<'_>) -> Result<Arc<Skill>, String> {
+    let mut skill = boundary::skill(entry, from.grants, from.id, from.caps)?;
+    skill.scope = from.scope;
+    from.namespace.apply(&mut skill);
+    Ok(Arc::new(skill))
+}
+
 impl Incoming {
-    fn skill(self, from: &Source<'_>) -> (String, usize, Result<Skill, String>) {
+    fn skill(self, from: &Source<'_>) -> (String, usize, Result<Arc<Skill>, String>) {
         let skill = match self.check {
             Check::Done(skill) => skill,
-            Check::Due(entry) => boundary::skill(entry, from.grants, from.id, from.caps),
+            Check::Due(entry) => checked(entry, from),
         };
         (self.path, self.size, skill)
     }
 }
 
-/// The entries in order, checked already when there are many.
-fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Incoming> {
+/// The entries in order, checked already when there are many: one list, or
+/// two halves checked on two threads (taken in turn, never joined into one
+/// list, which would copy every entry once more).
+fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Vec<Incoming>> {
     let arrive = |part: Vec<wit::SkillEntry>, now: bool| -> Vec<Incoming> {
         part.into_iter()
             .map(|entry| Incoming {
                 path: entry.path.clone(),
                 size: boundary::entry_bytes(&entry),
                 check: if now {
-                    Check::Done(boundary::skill(entry, from.grants, from.id, from.caps))
+                    Check::Done(checked(entry, from))
                 } else {
                     Check::Due(entry)
                 },
@@ -119,7 +131,7 @@ fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Incoming> {
     };
     let many = (PARALLEL_FROM..=from.caps.max_skills).contains(&entries.len());
     if !many || cores() < 2 {
-        return arrive(entries, false);
+        return vec![arrive(entries, false)];
     }
     let check_all = |part| arrive(part, true);
     let mut first = entries;
@@ -130,16 +142,16 @@ fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Incoming> {
         let helper = std::thread::Builder::new()
             .name("skillhost-boundary".to_string())
             .spawn_scoped(scope, || check_all(take()));
-        let mut out = check_all(first);
-        match helper {
+        let out = check_all(first);
+        let rest = match helper {
             Ok(helper) => match helper.join() {
-                Ok(rest) => out.extend(rest),
+                Ok(rest) => rest,
                 // Only a host bug panics here; it would have on this thread.
                 Err(panic) => std::panic::resume_unwind(panic),
             },
-            Err(_) => out.extend(check_all(take())),
-        }
-        out
+            Err(_) => check_all(take()),
+        };
+        vec![out, rest]
     })
 }
 
@@ -181,7 +193,7 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
     let mut too_big = 0usize;
     let mut unremembered = 0usize;
     let mut bytes = 0usize;
-    for entry in incoming(obs.skills, from) {
+    for entry in incoming(obs.skills, from).into_iter().flatten() {
         if held.skills.len() >= caps.max_skills && !held.skills.contains_key(&entry.path) {
             overflow += 1;
             continue;
@@ -193,12 +205,10 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
             Ok(_) if bytes.saturating_add(size) > caps.max_observation_bytes => {
                 too_big += 1;
             }
-            Ok(mut skill) => {
+            Ok(skill) => {
                 bytes += size;
-                skill.scope = from.scope;
-                from.namespace.apply(&mut skill);
                 held.rejected.remove(&path);
-                held.skills.insert(path, Arc::new(skill));
+                held.skills.insert(path, skill);
             }
             Err(reason) => {
                 held.skills.remove(&path);

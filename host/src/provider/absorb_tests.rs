@@ -177,3 +177,34 @@ fn a_large_observation_is_checked_in_parallel_and_kept_as_if_checked_in_order() 
         Some("the later one")
     );
 }
+
+#[test]
+fn every_kept_skill_gets_the_source_scope_and_namespace_whether_checked_in_turn_or_in_parallel() {
+    let grants = grants();
+    let caps = Caps::default();
+    let namespace = Namespace(Some("team".into()));
+    let from = Source {
+        grants: &grants,
+        id: "remote:team",
+        caps: &caps,
+        namespace: &namespace,
+        scope: Scope::Remote,
+        location: "/s",
+    };
+    for count in [3, PARALLEL_FROM * 2] {
+        let entries = (0..count)
+            .map(|i| {
+                let mut e = entry(&format!("s{i:04}"));
+                e.frontmatter.aliases = vec![format!("a{i:04}")];
+                e
+            })
+            .collect();
+        let absorbed = absorb(&mut Held::default(), observation(1, None, entries, &[]), &from);
+        assert_eq!(absorbed.view.skills.len(), count, "{count} entries");
+        for (i, skill) in absorbed.view.skills.iter().enumerate() {
+            assert_eq!(skill.name(), format!("team:s{i:04}"));
+            assert_eq!(skill.frontmatter.aliases, vec![format!("team:a{i:04}")]);
+            assert_eq!(skill.scope, Scope::Remote);
+        }
+    }
+}
