@@ -7,24 +7,23 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The component file could not be read.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
+        /// The OS error (in the message, not a separate cause, so a chain
+        /// of causes does not print it twice).
+        error: std::io::Error,
     },
     /// The kit's fixture tree could not be written.
-    #[error("the conformance fixture in {}: {source}", path.display())]
+    #[error("the conformance fixture in {}: {error}", path.display())]
     Fixture {
         /// The file or folder that could not be written.
         path: PathBuf,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
+        /// The OS error (in the message, not a separate cause).
+        error: std::io::Error,
     },
     /// The sandbox could not be set up.
-    #[error("{0}")]
+    #[error(transparent)]
     Host(#[from] skillhost::Error),
 }

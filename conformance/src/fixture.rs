@@ -115,7 +115,7 @@ impl Fixture {
     pub fn lay_out() -> Result<Fixture, Error> {
         let dir = tempfile::tempdir().map_err(|source| Error::Fixture {
             path: std::env::temp_dir(),
-            source,
+            error: source,
         })?;
         let root = dir.path().join("skills");
         let mut fixture = Fixture {
@@ -129,13 +129,13 @@ impl Fixture {
         std::fs::create_dir_all(fixture.root.join("empty-folder")).map_err(|source| {
             Error::Fixture {
                 path: fixture.root.join("empty-folder"),
-                source,
+                error: source,
             }
         })?;
         // The host grants canonical paths; events must name the same ones.
         fixture.root = std::fs::canonicalize(&fixture.root).map_err(|source| Error::Fixture {
             path: fixture.root.clone(),
-            source,
+            error: source,
         })?;
         for (name, description, document) in [
             ("alpha", "The first fixture skill", "alpha/SKILL.md"),
@@ -166,7 +166,7 @@ impl Fixture {
         let full = self.root.join(path);
         let fail = |source| Error::Fixture {
             path: full.clone(),
-            source,
+            error: source,
         };
         if let Some(parent) = full.parent() {
             std::fs::create_dir_all(parent).map_err(fail)?;
@@ -231,7 +231,10 @@ impl Fixture {
             }
             2 => {
                 let path = self.root.join("gamma.md");
-                std::fs::remove_file(&path).map_err(|source| Error::Fixture { path, source })?;
+                std::fs::remove_file(&path).map_err(|source| Error::Fixture {
+                    path,
+                    error: source,
+                })?;
                 self.expected.remove("gamma");
             }
             _ => {

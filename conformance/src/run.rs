@@ -22,7 +22,7 @@ pub fn check(path: impl AsRef<Path>, options: Options) -> Result<Report, Error> 
     let path = path.as_ref();
     let bytes = skillhost::sandbox::read_component_file(path).map_err(|source| Error::Read {
         path: path.to_path_buf(),
-        source,
+        error: source,
     })?;
     check_bytes(path, &bytes, options)
 }

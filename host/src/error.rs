@@ -101,13 +101,13 @@ pub enum Error {
     #[error("mirror: {0}")]
     Mirror(String),
     /// A host file operation failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file concerned.
         path: PathBuf,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
+        /// The OS error (in the message, not a separate cause, so a chain
+        /// of causes does not print it twice).
+        error: std::io::Error,
     },
 }
 

@@ -99,7 +99,7 @@ pub fn state_dir() -> Option<PathBuf> {
 pub fn required_state_dir() -> Result<PathBuf, crate::error::Error> {
     state_dir().ok_or_else(|| crate::error::Error::Io {
         path: PathBuf::from("~/.local/state/skillhost"),
-        source: std::io::Error::new(
+        error: std::io::Error::new(
             std::io::ErrorKind::NotFound,
             "no state folder: set SKILLHOST_STATE_DIR or HOME",
         ),

@@ -13,12 +13,13 @@ pub enum ServeError {
     #[error("cannot start the server: {0}")]
     Start(String),
     /// The address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}: {error}")]
     Bind {
         /// The address asked for.
         addr: SocketAddr,
-        /// Why.
-        source: std::io::Error,
+        /// Why (in the message, not a separate cause, so a chain of causes
+        /// does not print it twice).
+        error: std::io::Error,
     },
     /// The token file is missing, unreadable or unusable.
     #[error("{path}: {reason}")]

@@ -226,16 +226,15 @@ impl HttpServer {
                 options.addr
             )));
         }
-        let listener =
-            TcpListener::bind(options.addr)
-                .await
-                .map_err(|source| ServeError::Bind {
-                    addr: options.addr,
-                    source,
-                })?;
-        let addr = listener.local_addr().map_err(|source| ServeError::Bind {
+        let listener = TcpListener::bind(options.addr)
+            .await
+            .map_err(|error| ServeError::Bind {
+                addr: options.addr,
+                error,
+            })?;
+        let addr = listener.local_addr().map_err(|error| ServeError::Bind {
             addr: options.addr,
-            source,
+            error,
         })?;
         let stop = CancellationToken::new();
         let sessions = Arc::new(LocalSessionManager::default());

@@ -129,7 +129,7 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, Error> {
         let io = |source| Error::Io {
             path: path.to_path_buf(),
-            source,
+            error: source,
         };
         let bytes = crate::paths::read_regular(path, MAX_CONFIG_BYTES).map_err(io)?;
         let text = String::from_utf8(bytes)
@@ -226,7 +226,7 @@ impl Config {
             Source::Wasm(file) => crate::sandbox::read_component_file(file)
                 .map_err(|source| Error::Io {
                     path: file.clone(),
-                    source,
+                    error: source,
                 })?
                 .into(),
         };

@@ -91,7 +91,8 @@ struct Incoming {
 
 enum Check {
     Done(Result<Arc<Skill>, String>),
-    Due(wit::SkillEntry),
+    /// Boxed, so a list of checked entries is a list of pointers.
+    Due(Box<wit::SkillEntry>),
 }
 
 /// Validates one entry and gives it the source's scope and namespace.
@@ -106,7 +107,7 @@ impl Incoming {
     fn skill(self, from: &Source<'_>) -> (String, usize, Result<Arc<Skill>, String>) {
         let skill = match self.check {
             Check::Done(skill) => skill,
-            Check::Due(entry) => checked(entry, from),
+            Check::Due(entry) => checked(*entry, from),
         };
         (self.path, self.size, skill)
     }
@@ -124,7 +125,7 @@ fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Vec<Incomin
                 check: if now {
                     Check::Done(checked(entry, from))
                 } else {
-                    Check::Due(entry)
+                    Check::Due(Box::new(entry))
                 },
             })
             .collect()

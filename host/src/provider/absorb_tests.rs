@@ -199,7 +199,11 @@ fn every_kept_skill_gets_the_source_scope_and_namespace_whether_checked_in_turn_
                 e
             })
             .collect();
-        let absorbed = absorb(&mut Held::default(), observation(1, None, entries, &[]), &from);
+        let absorbed = absorb(
+            &mut Held::default(),
+            observation(1, None, entries, &[]),
+            &from,
+        );
         assert_eq!(absorbed.view.skills.len(), count, "{count} entries");
         for (i, skill) in absorbed.view.skills.iter().enumerate() {
             assert_eq!(skill.name(), format!("team:s{i:04}"));

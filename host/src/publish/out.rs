@@ -24,7 +24,7 @@ pub(super) struct Out<'a> {
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io {
         path: path.to_path_buf(),
-        source,
+        error: source,
     }
 }
 

@@ -38,7 +38,7 @@ pub struct Approvals {
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io {
         path: path.to_path_buf(),
-        source,
+        error: source,
     }
 }
 

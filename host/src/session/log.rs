@@ -261,7 +261,7 @@ impl JsonlLog {
     pub fn open(path: &Path) -> Result<Self, Error> {
         let io = |source| Error::Io {
             path: path.to_path_buf(),
-            source,
+            error: source,
         };
         let mut events = Vec::new();
         let mut warnings = Vec::new();
@@ -353,7 +353,7 @@ impl SessionLog for JsonlLog {
     fn append(&mut self, event: Event) -> Result<(), Error> {
         let io = |source| Error::Io {
             path: self.path.clone(),
-            source,
+            error: source,
         };
         let mut line =
             serde_json::to_string(&event.to_json()).map_err(|e| io(std::io::Error::other(e)))?;

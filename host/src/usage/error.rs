@@ -41,13 +41,13 @@ pub enum Error {
         message: String,
     },
     /// A file operation failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file or folder concerned.
         path: PathBuf,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
+        /// The OS error (in the message, not a separate cause, so a chain
+        /// of causes does not print it twice).
+        error: std::io::Error,
     },
     /// A value handed to the store is unusable (empty, too long, control
     /// characters).
@@ -78,6 +78,9 @@ pub enum Error {
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
-        move |source| Error::Io { path, source }
+        move |source| Error::Io {
+            path,
+            error: source,
+        }
     }
 }
