@@ -113,9 +113,9 @@ pub(crate) const NESTED_RESOURCE: (&str, &str) = ("bundle", "nested/SKILL.md");
 impl Fixture {
     /// Lays the tree out in a new temporary folder.
     pub fn lay_out() -> Result<Fixture, Error> {
-        let dir = tempfile::tempdir().map_err(|source| Error::Fixture {
+        let dir = tempfile::tempdir().map_err(|error| Error::Fixture {
             path: std::env::temp_dir(),
-            error: source,
+            error,
         })?;
         let root = dir.path().join("skills");
         let mut fixture = Fixture {
@@ -126,16 +126,16 @@ impl Fixture {
         for (path, text) in files() {
             fixture.write(path, &text)?;
         }
-        std::fs::create_dir_all(fixture.root.join("empty-folder")).map_err(|source| {
+        std::fs::create_dir_all(fixture.root.join("empty-folder")).map_err(|error| {
             Error::Fixture {
                 path: fixture.root.join("empty-folder"),
-                error: source,
+                error,
             }
         })?;
         // The host grants canonical paths; events must name the same ones.
-        fixture.root = std::fs::canonicalize(&fixture.root).map_err(|source| Error::Fixture {
+        fixture.root = std::fs::canonicalize(&fixture.root).map_err(|error| Error::Fixture {
             path: fixture.root.clone(),
-            error: source,
+            error,
         })?;
         for (name, description, document) in [
             ("alpha", "The first fixture skill", "alpha/SKILL.md"),
@@ -164,9 +164,9 @@ impl Fixture {
 
     fn write(&self, path: &str, text: &str) -> Result<(), Error> {
         let full = self.root.join(path);
-        let fail = |source| Error::Fixture {
+        let fail = |error| Error::Fixture {
             path: full.clone(),
-            error: source,
+            error,
         };
         if let Some(parent) = full.parent() {
             std::fs::create_dir_all(parent).map_err(fail)?;
@@ -231,10 +231,7 @@ impl Fixture {
             }
             2 => {
                 let path = self.root.join("gamma.md");
-                std::fs::remove_file(&path).map_err(|source| Error::Fixture {
-                    path,
-                    error: source,
-                })?;
+                std::fs::remove_file(&path).map_err(|error| Error::Fixture { path, error })?;
                 self.expected.remove("gamma");
             }
             _ => {

@@ -20,9 +20,9 @@ use std::time::Instant;
 /// Checks the component in the file at `path`.
 pub fn check(path: impl AsRef<Path>, options: Options) -> Result<Report, Error> {
     let path = path.as_ref();
-    let bytes = skillhost::sandbox::read_component_file(path).map_err(|source| Error::Read {
+    let bytes = skillhost::sandbox::read_component_file(path).map_err(|error| Error::Read {
         path: path.to_path_buf(),
-        error: source,
+        error,
     })?;
     check_bytes(path, &bytes, options)
 }

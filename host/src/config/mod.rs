@@ -127,9 +127,9 @@ impl Config {
     /// Reads and validates a configuration file (a FIFO or anything but a
     /// regular file planted in its place is refused, never waited on).
     pub fn load(path: &Path) -> Result<Config, Error> {
-        let io = |source| Error::Io {
+        let io = |error| Error::Io {
             path: path.to_path_buf(),
-            error: source,
+            error,
         };
         let bytes = crate::paths::read_regular(path, MAX_CONFIG_BYTES).map_err(io)?;
         let text = String::from_utf8(bytes)
@@ -224,9 +224,9 @@ impl Config {
             Source::Bundled => builtin::BUNDLED_PROVIDER.into(),
             Source::Remote(_) => builtin::REMOTE_PROVIDER.into(),
             Source::Wasm(file) => crate::sandbox::read_component_file(file)
-                .map_err(|source| Error::Io {
+                .map_err(|error| Error::Io {
                     path: file.clone(),
-                    error: source,
+                    error,
                 })?
                 .into(),
         };

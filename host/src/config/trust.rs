@@ -25,9 +25,9 @@ pub struct TrustStore {
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
+    move |error| Error::Io {
         path: path.to_path_buf(),
-        error: source,
+        error,
     }
 }
 

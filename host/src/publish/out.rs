@@ -22,9 +22,9 @@ pub(super) struct Out<'a> {
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
+    move |error| Error::Io {
         path: path.to_path_buf(),
-        error: source,
+        error,
     }
 }
 

@@ -36,9 +36,9 @@ pub struct Approvals {
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
+    move |error| Error::Io {
         path: path.to_path_buf(),
-        error: source,
+        error,
     }
 }
 

@@ -259,9 +259,9 @@ impl JsonlLog {
     /// keeps only its type and visibility in memory; its payload stays in the
     /// file. So memory follows skillhost's own events, not the log's size.
     pub fn open(path: &Path) -> Result<Self, Error> {
-        let io = |source| Error::Io {
+        let io = |error| Error::Io {
             path: path.to_path_buf(),
-            error: source,
+            error,
         };
         let mut events = Vec::new();
         let mut warnings = Vec::new();
@@ -351,9 +351,9 @@ impl SessionLog for JsonlLog {
     }
 
     fn append(&mut self, event: Event) -> Result<(), Error> {
-        let io = |source| Error::Io {
+        let io = |error| Error::Io {
             path: self.path.clone(),
-            error: source,
+            error,
         };
         let mut line =
             serde_json::to_string(&event.to_json()).map_err(|e| io(std::io::Error::other(e)))?;

@@ -78,9 +78,6 @@ pub enum Error {
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
-        move |source| Error::Io {
-            path,
-            error: source,
-        }
+        move |error| Error::Io { path, error }
     }
 }
