@@ -9,6 +9,7 @@
 //! process's threads, descriptors and resident memory after the attack with
 //! what they were before it.
 
+use skillhost::provider::ChangeKind;
 use skillhost::sandbox::Limits;
 use skillhost::{Catalog, Diagnostic, Provider, Registry};
 use skillhost_tests::{
@@ -618,6 +619,64 @@ fn sockets_environment_and_stdout_are_refused_and_noted() {
         survived(&catalog, true);
         let d = named(&catalog, noted);
         assert_eq!(d.field.as_deref(), Some("capability"), "{attack}");
+    }
+}
+
+#[test]
+fn entries_sent_ahead_past_the_cap_on_skills_are_dropped_and_refused_ones_named() {
+    let arena = arena("emit-flood", "snapshot", false, patient());
+    arena.honest();
+    arena.arm();
+    let catalog = arena.attacked();
+    survived(&catalog, true);
+    let ahead = catalog
+        .skills
+        .iter()
+        .filter(|s| s.source == "hostile" && s.name().starts_with('e'))
+        .count();
+    // The first 10,000 sent are kept and a tenth of them refused, which
+    // leaves room for the answer's own `steady` after them.
+    assert_eq!(ahead, 9_000, "the cap of skills, less the refused");
+    assert!(catalog.get("steady").is_some(), "the answer still counts");
+    named(
+        &catalog,
+        "returned more than 10000 skills; 10000 were dropped",
+    );
+    let refused = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("skill entry rejected"))
+        .count();
+    assert_eq!(refused, 1_000, "every refused entry kept is named");
+}
+
+#[test]
+fn entries_sent_ahead_outside_a_snapshot_are_dropped_and_noted() {
+    for export in ["load", "on-change"] {
+        let arena = arena("emit-flood", export, false, limits());
+        arena.honest();
+        arena.arm();
+        if export == "load" {
+            let err = arena.registry.load("steady");
+            assert!(err.is_ok(), "{export}: the call itself goes on: {err:?}");
+        } else {
+            let flag = arena.hostile_root.path().join(FLAG);
+            arena
+                .hostile
+                .on_change(&[(flag, ChangeKind::Created)])
+                .unwrap();
+        }
+        let catalog = arena.attacked();
+        survived(&catalog, true);
+        let d = named(
+            &catalog,
+            "sent skill entries (emit-skills) outside a snapshot call: they were dropped",
+        );
+        assert_eq!(d.field.as_deref(), Some("capability"), "{export}");
+        assert!(
+            !catalog.skills.iter().any(|s| s.name().starts_with('e')),
+            "{export}: nothing sent outside a snapshot is listed"
+        );
     }
 }
 

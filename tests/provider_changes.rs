@@ -95,6 +95,31 @@ fn a_description_edit_invalidates_and_only_that_entry_crosses_the_boundary() {
 }
 
 #[test]
+fn a_whole_answer_is_sent_ahead_in_batches_while_a_delta_comes_with_the_answer() {
+    let names: Vec<String> = (0..150).map(|i| format!("s{i:03}")).collect();
+    let skills: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "Some skill")).collect();
+    let f = fixture(&skills);
+    // Every batch the provider parsed went over while it read the next.
+    assert_eq!(f.provider.stats().last_received(), 150);
+    assert_eq!(f.provider.stats().last_received_ahead(), 150);
+    assert_eq!(f.registry.snapshot().skills.len(), 150);
+    write(
+        &f.root,
+        "s007/SKILL.md",
+        skill_md("s007", "Reworded").as_bytes(),
+    );
+    f.change("s007/SKILL.md", ChangeKind::Modified);
+    assert_eq!(f.description("s007").as_deref(), Some("Reworded"));
+    assert_eq!(f.provider.stats().last_received(), 1, "a delta");
+    assert_eq!(
+        f.provider.stats().last_received_ahead(),
+        0,
+        "a delta is the answer alone"
+    );
+    assert_eq!(f.registry.snapshot().skills.len(), 150);
+}
+
+#[test]
 fn a_removed_bundle_leaves_the_catalog() {
     let f = fixture(&[("keep", "Stays"), ("gone", "Goes away")]);
     std::fs::remove_dir_all(f.root.join("gone")).unwrap();

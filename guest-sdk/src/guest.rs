@@ -51,10 +51,11 @@ pub mod files {
     }
 }
 
-/// The host's functions, callable from any provider export.
+/// The host's functions, callable from any provider export
+/// (`emit-skills` only from `snapshot`: see its documentation in the WIT).
 pub mod host {
     pub use super::bindings::skillhost::provider::host::{
-        LogLevel, WatchRefusal, invalidate_provider, log, unwatch, watch,
+        LogLevel, WatchRefusal, emit_skills, invalidate_provider, log, unwatch, watch,
     };
 }
 

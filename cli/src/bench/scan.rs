@@ -55,8 +55,9 @@ fn baseline() -> String {
     )
 }
 /// What the cold ratio compares.
-const COLD: &str = "a fresh sandboxed instance's first snapshot (init, scan, parse, boundary) \
-                    against a native full scan: like for like";
+const COLD: &str = "a fresh sandboxed instance's first snapshot (init, scan, parse, boundary; \
+                    the batches sent ahead checked on one helper thread while the guest \
+                    parses) against a native full scan: like for like";
 /// What the warm ratio compares.
 const WARM: &str = "one changed file (event, re-read, delta snapshot) against a full native \
                     rescan: what watching saves, not like for like";

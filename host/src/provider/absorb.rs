@@ -2,6 +2,7 @@
 //! holds — to what the host keeps of a provider, validating every new entry
 //! at the boundary. Pure: no instance, no locks.
 
+use super::ahead::Early;
 use super::boundary::{self, Caps};
 use super::namespace::Namespace;
 use super::view::ProviderView;
@@ -82,21 +83,21 @@ const PARALLEL_FROM: usize = 256;
 /// One entry on its way through the boundary. A checked skill is already
 /// in the `Arc` the host keeps it in, so moving entries between threads and
 /// lists copies a pointer, not a whole record.
-struct Incoming {
-    path: String,
+pub(super) struct Incoming {
+    pub path: String,
     /// What it costs to hold.
-    size: usize,
-    check: Check,
+    pub size: usize,
+    pub check: Check,
 }
 
-enum Check {
+pub(super) enum Check {
     Done(Result<Arc<Skill>, String>),
     /// Boxed, so a list of checked entries is a list of pointers.
     Due(Box<wit::SkillEntry>),
 }
 
 /// Validates one entry and gives it the source's scope and namespace.
-fn checked(entry: wit::SkillEntry, from: &Source<'_>) -> Result<Arc<Skill>, String> {
+pub(super) fn checked(entry: wit::SkillEntry, from: &Source<'_>) -> Result<Arc<Skill>, String> {
     let mut skill = boundary::skill(entry, from.grants, from.id, from.caps)?;
     skill.scope = from.scope;
     from.namespace.apply(&mut skill);
@@ -156,8 +157,14 @@ fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Vec<Incomin
     })
 }
 
-/// Applies `obs` to `held`.
-pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) -> Absorbed {
+/// Applies `obs` to `held`, the entries the provider sent ahead of it
+/// (`early`) leading its list.
+pub(crate) fn absorb(
+    held: &mut Held,
+    early: Early,
+    obs: wit::Observation,
+    from: &Source<'_>,
+) -> Absorbed {
     let caps = from.caps;
     match obs.base {
         None => {
@@ -189,12 +196,13 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
             };
         }
     }
-    let received = obs.skills.len();
-    let mut overflow = 0usize;
+    let received = early.received.saturating_add(obs.skills.len());
+    let mut overflow = early.dropped;
     let mut too_big = 0usize;
     let mut unremembered = 0usize;
     let mut bytes = 0usize;
-    for entry in incoming(obs.skills, from).into_iter().flatten() {
+    let answered = incoming(obs.skills, from).into_iter().flatten();
+    for entry in early.entries.into_iter().chain(answered) {
         if held.skills.len() >= caps.max_skills && !held.skills.contains_key(&entry.path) {
             overflow += 1;
             continue;
@@ -279,4 +287,4 @@ pub(crate) fn absorb(held: &mut Held, obs: wit::Observation, from: &Source<'_>) 
 
 #[cfg(test)]
 #[path = "absorb_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -4,7 +4,7 @@ use super::*;
 use crate::sandbox::{GrantedRoot, Mount};
 use skillhost_skill::frontmatter::Frontmatter;
 
-fn grants() -> Grants {
+pub(in crate::provider) fn grants() -> Grants {
     Grants {
         roots: vec![GrantedRoot {
             guest: "/skills/0".into(),
@@ -19,7 +19,7 @@ fn grants() -> Grants {
     }
 }
 
-fn entry(name: &str) -> wit::SkillEntry {
+pub(in crate::provider) fn entry(name: &str) -> wit::SkillEntry {
     let f = Frontmatter::defaults(name);
     wit::SkillEntry {
         frontmatter: wit::Frontmatter {
@@ -49,7 +49,7 @@ fn entry(name: &str) -> wit::SkillEntry {
     }
 }
 
-fn observation(
+pub(in crate::provider) fn observation(
     epoch: u64,
     base: Option<u64>,
     skills: Vec<wit::SkillEntry>,
@@ -81,7 +81,7 @@ fn absorb_into(held: &mut Held, obs: wit::Observation) -> Absorbed {
         scope: Scope::User,
         location: "/s",
     };
-    absorb(held, obs, &from)
+    absorb(held, Early::default(), obs, &from)
 }
 
 #[test]
@@ -201,6 +201,7 @@ fn every_kept_skill_gets_the_source_scope_and_namespace_whether_checked_in_turn_
             .collect();
         let absorbed = absorb(
             &mut Held::default(),
+            Early::default(),
             observation(1, None, entries, &[]),
             &from,
         );

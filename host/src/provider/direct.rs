@@ -66,8 +66,9 @@ pub struct Observed {
     /// `None`: `entries` is the complete list; `Some(e)`: only the changes
     /// since observation `e`.
     pub base: Option<u64>,
-    /// The entries sent, in the provider's order, up to the host's cap on
-    /// skills (as the registry, the kit keeps no more).
+    /// The entries sent, in the provider's order (those sent ahead with
+    /// `emit-skills` first), up to the host's cap on skills (as the
+    /// registry, the kit keeps no more).
     pub entries: Vec<ObservedEntry>,
     /// Entries sent beyond that cap, dropped unexamined.
     pub dropped: usize,
@@ -77,6 +78,14 @@ pub struct Observed {
     pub diagnostics: Vec<Diagnostic>,
     /// Whether every source could be read.
     pub complete: bool,
+}
+
+/// The entries a provider sent ahead of its answer (`emit-skills`), kept
+/// up to the cap on skills.
+#[derive(Default)]
+struct SentAhead {
+    entries: Vec<wit::SkillEntry>,
+    dropped: usize,
 }
 
 /// What the instance reports upward, recorded.
@@ -173,11 +182,27 @@ impl DirectInstance {
     /// with each entry's verdict at the boundary.
     pub fn snapshot(&mut self, known: Option<u64>, rescan: bool) -> Result<Observed, Error> {
         let request = wit::SnapshotRequest { known, rescan };
-        let obs = self.call(|i| i.snapshot(request))?;
+        let max = self.spec.caps.max_skills;
+        let ahead = Arc::new(Mutex::new(SentAhead::default()));
+        let sink = {
+            let ahead = ahead.clone();
+            Box::new(move |batch: Vec<wit::SkillEntry>| {
+                let mut ahead = super::lock(&ahead);
+                let room = max.saturating_sub(ahead.entries.len());
+                ahead.dropped += batch.len().saturating_sub(room);
+                ahead.entries.extend(batch.into_iter().take(room));
+            })
+        };
+        let obs = self.call(|i| i.snapshot(request, sink))?;
+        let SentAhead {
+            entries: mut skills,
+            dropped: dropped_ahead,
+        } = std::mem::take(&mut *super::lock(&ahead));
+        // What was sent ahead leads the answer's list, as the registry takes it.
+        skills.extend(obs.skills);
         let (grants, id, caps) = (&self.grants, self.spec.id.as_str(), &self.spec.caps);
-        let dropped = obs.skills.len().saturating_sub(caps.max_skills);
-        let entries = obs
-            .skills
+        let dropped = dropped_ahead + skills.len().saturating_sub(caps.max_skills);
+        let entries = skills
             .into_iter()
             .take(caps.max_skills)
             .map(|entry| ObservedEntry {

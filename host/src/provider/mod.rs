@@ -10,6 +10,7 @@
 //! - [`sources`]: the first-party sources (local roots, bundled, remote).
 
 mod absorb;
+mod ahead;
 pub mod boundary;
 mod calls;
 pub mod direct;
@@ -43,6 +44,7 @@ pub struct ProviderStats {
     snapshots: AtomicU64,
     instantiations: AtomicU64,
     last_received: AtomicU64,
+    last_received_ahead: AtomicU64,
 }
 
 impl ProviderStats {
@@ -60,6 +62,12 @@ impl ProviderStats {
     /// (all of them for a complete one, only the changes for a delta).
     pub fn last_received(&self) -> u64 {
         self.last_received.load(Ordering::Relaxed)
+    }
+
+    /// How many of those the provider sent ahead of its answer
+    /// (`emit-skills`), while it was still scanning.
+    pub fn last_received_ahead(&self) -> u64 {
+        self.last_received_ahead.load(Ordering::Relaxed)
     }
 }
 

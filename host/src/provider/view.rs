@@ -5,6 +5,7 @@
 
 use super::Provider;
 use super::absorb::{Source, absorb};
+use super::ahead::{Receiver, Sender};
 use crate::model::{Diagnostic, Skill};
 use crate::sandbox::Fault;
 use crate::sandbox::bindings::latest::types as wit;
@@ -116,17 +117,26 @@ impl Provider {
     /// holds, when it can) and absorbs the answer.
     fn observe_now(&self, rescan: bool) -> ProviderView {
         let mut held = super::lock(&self.held);
+        let location = self.location();
         let answer = self.with_instance(|i| {
             held.follow(i.id());
             let request = wit::SnapshotRequest {
                 known: held.epoch(),
                 rescan,
             };
-            i.snapshot(request)
+            let ahead = Receiver::new(Sender {
+                grants: i.grants().clone(),
+                id: self.id().to_string(),
+                caps: self.spec.caps,
+                namespace: self.namespace.clone(),
+                scope: self.spec.scope,
+                location: location.clone(),
+            });
+            let obs = i.snapshot(request, ahead.sink())?;
+            Ok((ahead.finish(), obs))
         });
         match answer {
-            Ok((obs, grants)) => {
-                let location = self.location();
+            Ok(((early, obs), grants)) => {
                 let from = Source {
                     grants: &grants,
                     id: self.id(),
@@ -135,7 +145,10 @@ impl Provider {
                     scope: self.spec.scope,
                     location: &location,
                 };
-                let mut absorbed = absorb(&mut held, obs, &from);
+                self.stats
+                    .last_received_ahead
+                    .store(early.received as u64, Ordering::Relaxed);
+                let mut absorbed = absorb(&mut held, early, obs, &from);
                 self.stats
                     .last_received
                     .store(absorbed.received as u64, Ordering::Relaxed);

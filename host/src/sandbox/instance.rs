@@ -12,7 +12,7 @@ use super::engine::{LoadedComponent, Pre, SandboxEngine};
 use super::fault::{DeadlineExceeded, Fault, FaultKind, classify};
 use super::grants::Grants;
 use super::imports::files::{FilesCtx, Mounts};
-use super::imports::host::HostCtx;
+use super::imports::host::{Ahead, HostCtx};
 use super::imports::http::HttpCtx;
 use super::limits::{Limiter, Limits, MAX_CALL_BYTES, MAX_RESOURCES};
 use super::refusals::Refusals;
@@ -208,18 +208,23 @@ impl Instance {
         })
     }
 
-    /// `snapshot`.
+    /// `snapshot`; the entries the provider sends ahead of its answer
+    /// (`emit-skills`, 0.2.0) go to `ahead` as they come.
     pub(crate) fn snapshot(
         &mut self,
         request: wit::SnapshotRequest,
+        ahead: Ahead,
     ) -> Result<wit::Observation, Fault> {
-        self.call(|b, s| match b {
+        self.store.data_mut().host.open_ahead(ahead);
+        let answer = self.call(|b, s| match b {
             Bindings::V0_1_0(b) => b
                 .skillhost_provider_provider()
                 .call_snapshot(s, request.into())
                 .map(Into::into),
             Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_snapshot(s, request),
-        })
+        });
+        self.store.data_mut().host.close_ahead();
+        answer
     }
 
     /// `load`.

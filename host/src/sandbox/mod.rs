@@ -33,6 +33,7 @@ pub use fault::{Fault, FaultKind};
 pub(crate) use grants::{GrantedRoot, Mount};
 pub(crate) use grants::{Grants, VirtualRoot};
 pub use imports::files::{HostReader, ReadError, ReaderCall, Reads};
+pub(crate) use imports::host::Ahead;
 pub(crate) use imports::http::origin_of;
 pub(crate) use instance::{Instance, Start};
 pub use limits::Limits;

@@ -72,7 +72,7 @@ impl LocalProvider {
     }
 
     fn refresh(&mut self) {
-        self.catalog.refresh();
+        self.catalog.refresh(false);
         self.sync_watches();
     }
 
@@ -169,10 +169,16 @@ impl Provider for LocalProvider {
         if request.rescan {
             self.catalog.suspect_all();
         }
-        self.refresh();
-        if self.catalog.wants_everything(request.known) && self.catalog.reload_sent() {
-            self.refresh();
+        // A host that does not hold the last observation gets everything:
+        // what was sent before is read again (it is not kept here), and
+        // each batch goes to the host as soon as it is parsed, so the
+        // host checks it while the next one is read.
+        let whole = self.catalog.wants_everything(request.known);
+        if whole {
+            self.catalog.reload_sent();
         }
+        self.catalog.refresh(whole);
+        self.sync_watches();
         self.catalog.observation(request.known)
     }
 

@@ -4,12 +4,13 @@
 
 use crate::entry::{Entry, Kind, State, note};
 use crate::fs::Failure;
-use skillhost_guest_sdk::Severity;
 use skillhost_guest_sdk::delta::Changes;
 use skillhost_guest_sdk::files::{self, EntryKind, FsError};
+use skillhost_guest_sdk::host;
 use skillhost_guest_sdk::skill::frontmatter::{MAX_DOCUMENT_BYTES, too_large};
 use skillhost_guest_sdk::skill::layout::{self, LOWERCASE_SKILL_FILE, SKILL_FILE};
 use skillhost_guest_sdk::skill::reads::{BATCH, READ_AHEAD_FROM};
+use skillhost_guest_sdk::{Severity, SkillEntry};
 
 /// Learns what each suspect symlink points at (one batched stat).
 pub fn resolve_links(mut links: Vec<&mut Entry>, changes: &mut Changes) {
@@ -102,8 +103,10 @@ pub fn check_stamps(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
 
 /// Reads and parses the given documents' frontmatter (batched reads,
 /// announced for read-ahead when there are many). Only the frontmatter
-/// crosses into the sandbox: a snapshot needs no body.
-pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
+/// crosses into the sandbox: a snapshot needs no body. With `send_ahead`,
+/// the skills of each batch go to the host once it is parsed (each entry
+/// is settled by then: only the entries it skips are read again below).
+pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes, send_ahead: bool) {
     entries.retain_mut(|entry| {
         let name = entry.path.rsplit('/').next().unwrap_or_default();
         if entry.flat && layout::is_misplaced_document(name) {
@@ -137,6 +140,9 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
             read_document(entry, &paths[index], read, changes);
         }
         offset += batch.len();
+        if send_ahead {
+            send(batch);
+        }
     }
     if !lowercase.contains(&true) {
         return;
@@ -159,6 +165,18 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
             };
             read_document(entry, &doc, read, changes);
         }
+        if send_ahead {
+            send(batch);
+        }
+    }
+}
+
+/// Sends the skills parsed in `batch` to the host ahead of the answer;
+/// they leave the catalog's keeping as if sent with it.
+fn send(batch: &mut [&mut Entry]) {
+    let parsed: Vec<SkillEntry> = batch.iter_mut().filter_map(|e| e.take_pending()).collect();
+    if !parsed.is_empty() {
+        host::emit_skills(&parsed);
     }
 }
 

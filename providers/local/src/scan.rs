@@ -161,8 +161,10 @@ impl Catalog {
     }
 
     /// Re-examines whatever is suspect, in at most one listing per root and
-    /// three batched calls.
-    pub fn refresh(&mut self) {
+    /// three batched calls. With `send_ahead` (a snapshot answered whole),
+    /// each batch of skills read is sent to the host as soon as it is
+    /// parsed (`emit-skills`) instead of waiting for the answer.
+    pub fn refresh(&mut self, send_ahead: bool) {
         self.scanned = true;
         for index in 0..self.roots.len() {
             if self.roots[index].listing_suspect {
@@ -204,7 +206,7 @@ impl Catalog {
             .filter(|e| e.suspect && e.kind != Kind::Link)
             .map(|e| &mut **e)
             .collect();
-        read_documents(unread, changes);
+        read_documents(unread, changes, send_ahead);
         // A transient failure leaves its entry suspect for the next time.
         *marked = suspects.iter().any(|e| e.suspect);
     }

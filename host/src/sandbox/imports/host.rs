@@ -1,6 +1,7 @@
-//! The `host` interface: `invalidate-provider`, `log`, `watch`, `unwatch`.
-//! Each acts only for the calling instance and only within its grants;
-//! none calls back into a guest (what goes upward is only recorded).
+//! The `host` interface: `invalidate-provider`, `log`, `watch`, `unwatch`,
+//! `emit-skills`. Each acts only for the calling instance and only within
+//! its grants; none calls back into a guest (what goes upward is only
+//! recorded).
 
 use crate::sandbox::bindings::latest::imports::{self, LogLevel, WatchRefusal};
 use crate::sandbox::bindings::latest::types;
@@ -28,6 +29,11 @@ pub const MAX_LOG_BYTES: usize = 4096;
 /// counted and reported once the second is over.
 pub const MAX_LOGS_PER_SECOND: u32 = 50;
 
+/// Where the entries a provider sends ahead of its snapshot's answer
+/// (`emit-skills`) go, as they come. Whoever asked for the snapshot holds
+/// the caps on them: this layer only passes them on.
+pub(crate) type Ahead = Box<dyn FnMut(Vec<types::SkillEntry>) + Send>;
+
 /// The `host` interface's state for one instance.
 pub(crate) struct HostCtx {
     instance: InstanceId,
@@ -40,6 +46,8 @@ pub(crate) struct HostCtx {
     max_invalidations_per_second: u32,
     /// Log messages in the current second, and how many were dropped.
     logs: RateWindow,
+    /// Set for the length of a `snapshot` call only.
+    ahead: Option<Ahead>,
 }
 
 /// The window both rates are counted in.
@@ -70,7 +78,18 @@ impl HostCtx {
             invalidations: RateWindow::new(SECOND, max_invalidations_per_second, Instant::now()),
             max_invalidations_per_second,
             logs: RateWindow::new(SECOND, MAX_LOGS_PER_SECOND, Instant::now()),
+            ahead: None,
         }
+    }
+
+    /// Where `emit-skills` sends entries until [`HostCtx::close_ahead`].
+    pub(crate) fn open_ahead(&mut self, ahead: Ahead) {
+        self.ahead = Some(ahead);
+    }
+
+    /// Entries sent from now on belong to no snapshot.
+    pub(crate) fn close_ahead(&mut self) {
+        self.ahead = None;
     }
 
     pub(crate) fn instance(&self) -> InstanceId {
@@ -197,6 +216,16 @@ impl imports::Host for HostState {
             self.publish_watches();
         }
         refused
+    }
+
+    fn emit_skills(&mut self, entries: Vec<types::SkillEntry>) {
+        match self.host.ahead.as_mut() {
+            Some(ahead) => ahead(entries),
+            None => self.refusals.record(
+                "sent skill entries (emit-skills) outside a snapshot call: they were dropped"
+                    .to_string(),
+            ),
+        }
     }
 
     fn unwatch(&mut self, paths: Vec<String>) {

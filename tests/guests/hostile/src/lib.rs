@@ -20,6 +20,8 @@
 //!   - `huge-resource`: `read-resource` answers `size` bytes;
 //!   - `many-resources`: `list-resources` answers `count` files of `size`
 //!     bytes each;
+//!   - `emit-flood`: 20,000 entries sent ahead with `host::emit-skills`
+//!     (every tenth with a name the host refuses), in 20 batches;
 //!   - `self-invalidate`: every snapshot calls `invalidate-provider` once and
 //!     is complete;
 //!   - `incomplete`: every snapshot is incomplete;
@@ -109,6 +111,24 @@ impl Hostile {
                 black_box(recurse(0));
             }
             "trap" => panic!("hostile provider traps in {export}"),
+            "emit-flood" => {
+                // Twice the host's cap on skills sent ahead of the answer,
+                // every tenth with a name the host must refuse; outside
+                // `snapshot`, sent when nothing may be.
+                for batch in 0..20 {
+                    let entries: Vec<SkillEntry> = (0..1000)
+                        .map(|i| {
+                            let n = batch * 1000 + i;
+                            let mut e = entry(&self.root, &format!("e{n}"), "ahead".to_string());
+                            if n % 10 == 0 {
+                                e.frontmatter.name = format!("bad/{n}");
+                            }
+                            e
+                        })
+                        .collect();
+                    host::emit_skills(&entries);
+                }
+            }
             "storm" => {
                 for _ in 0..100_000 {
                     host::invalidate_provider();
