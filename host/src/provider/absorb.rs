@@ -97,7 +97,7 @@ pub(super) enum Check {
 }
 
 /// Validates one entry and gives it the source's scope and namespace.
-pub(super) fn checked(entry: wit::SkillEntry, from: &Source<'_>) -> Result<Arc<Skill>, String> {
+fn checked(entry: wit::SkillEntry, from: &Source<'_>) -> Result<Arc<Skill>, String> {
     let mut skill = boundary::skill(entry, from.grants, from.id, from.caps)?;
     skill.scope = from.scope;
     from.namespace.apply(&mut skill);
@@ -105,6 +105,19 @@ pub(super) fn checked(entry: wit::SkillEntry, from: &Source<'_>) -> Result<Arc<S
 }
 
 impl Incoming {
+    /// `entry` on its way in: checked now against `now`'s source, or else
+    /// when it is taken.
+    pub(super) fn new(entry: wit::SkillEntry, now: Option<&Source<'_>>) -> Incoming {
+        Incoming {
+            path: entry.path.clone(),
+            size: boundary::entry_bytes(&entry),
+            check: match now {
+                Some(from) => Check::Done(checked(entry, from)),
+                None => Check::Due(Box::new(entry)),
+            },
+        }
+    }
+
     fn skill(self, from: &Source<'_>) -> (String, usize, Result<Arc<Skill>, String>) {
         let skill = match self.check {
             Check::Done(skill) => skill,
@@ -120,15 +133,7 @@ impl Incoming {
 fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Vec<Incoming>> {
     let arrive = |part: Vec<wit::SkillEntry>, now: bool| -> Vec<Incoming> {
         part.into_iter()
-            .map(|entry| Incoming {
-                path: entry.path.clone(),
-                size: boundary::entry_bytes(&entry),
-                check: if now {
-                    Check::Done(checked(entry, from))
-                } else {
-                    Check::Due(Box::new(entry))
-                },
-            })
+            .map(|entry| Incoming::new(entry, now.then_some(from)))
             .collect()
     };
     let many = (PARALLEL_FROM..=from.caps.max_skills).contains(&entries.len());

@@ -12,8 +12,8 @@
 //! kept; the rest are counted and dropped unexamined, as the answer's own
 //! surplus is.
 
-use super::absorb::{Check, Incoming, Source, checked};
-use super::boundary::{self, Caps};
+use super::absorb::{Incoming, Source};
+use super::boundary::Caps;
 use super::namespace::Namespace;
 use crate::cores::cores;
 use crate::model::Scope;
@@ -121,21 +121,14 @@ impl Receiver {
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        entries.extend(std::mem::take(&mut state.waiting).into_iter().map(due));
+        // Entries no helper took are checked with the answer.
+        let waiting = std::mem::take(&mut state.waiting);
+        entries.extend(waiting.into_iter().map(|e| Incoming::new(e, None)));
         Early {
             entries,
             received: state.received,
             dropped: state.dropped,
         }
-    }
-}
-
-/// An entry to be checked with the answer.
-fn due(entry: wit::SkillEntry) -> Incoming {
-    Incoming {
-        path: entry.path.clone(),
-        size: boundary::entry_bytes(&entry),
-        check: Check::Due(Box::new(entry)),
     }
 }
 
@@ -176,11 +169,7 @@ fn take(state: &mut State, mut batch: Vec<wit::SkillEntry>, from: &Arc<Sender>) 
             let from = for_helper.source();
             let mut out: Vec<Incoming> = Vec::new();
             for batch in arriving {
-                out.extend(batch.into_iter().map(|entry| Incoming {
-                    path: entry.path.clone(),
-                    size: boundary::entry_bytes(&entry),
-                    check: Check::Done(checked(entry, &from)),
-                }));
+                out.extend(batch.into_iter().map(|e| Incoming::new(e, Some(&from))));
             }
             out
         });

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::provider::absorb::tests::{entry, grants, observation};
-use crate::provider::absorb::{Held, absorb};
+use crate::provider::absorb::{Check, Held, absorb};
 
 fn sender(caps: Caps, namespace: Option<&str>) -> Sender {
     Sender {
