@@ -232,6 +232,16 @@ fn survived(catalog: &Catalog, kept_steady: bool) {
     );
 }
 
+/// How many of the hostile provider's entries the catalog names as refused.
+fn refused_entries(catalog: &Catalog) -> usize {
+    catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.source.as_deref() == Some("hostile"))
+        .filter(|d| d.message.contains("skill entry rejected"))
+        .count()
+}
+
 fn named<'c>(catalog: &'c Catalog, cause: &str) -> &'c Diagnostic {
     catalog
         .diagnostics
@@ -642,12 +652,11 @@ fn entries_sent_ahead_past_the_cap_on_skills_are_dropped_and_refused_ones_named(
         &catalog,
         "returned more than 10000 skills; 10000 were dropped",
     );
-    let refused = catalog
-        .diagnostics
-        .iter()
-        .filter(|d| d.message.contains("skill entry rejected"))
-        .count();
-    assert_eq!(refused, 1_000, "every refused entry kept is named");
+    assert_eq!(
+        refused_entries(&catalog),
+        1_000,
+        "every refused entry kept is named"
+    );
 }
 
 #[test]
@@ -906,13 +915,11 @@ fn a_flood_of_refused_entries_and_diagnostics_is_capped() {
         let catalog = arena.attacked();
         assert!(catalog.complete, "refused entries are not a failure");
         survived(&catalog, true);
-        let rejected = catalog
-            .diagnostics
-            .iter()
-            .filter(|d| d.source.as_deref() == Some("hostile"))
-            .filter(|d| d.message.contains("skill entry rejected"))
-            .count();
-        assert_eq!(rejected, 1000, "the refused entries the host remembers");
+        assert_eq!(
+            refused_entries(&catalog),
+            1000,
+            "the refused entries the host remembers"
+        );
         named(
             &catalog,
             "29000 more entries were refused beyond the 1000 the host keeps diagnostics for",

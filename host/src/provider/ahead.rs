@@ -39,7 +39,8 @@ pub(super) struct Sender {
 }
 
 impl Sender {
-    fn source(&self) -> Source<'_> {
+    /// The same, borrowed, as absorb takes it.
+    pub(super) fn source(&self) -> Source<'_> {
         Source {
             grants: &self.grants,
             id: &self.id,
@@ -109,8 +110,8 @@ impl Receiver {
     }
 
     /// Everything sent ahead, once the call is over (the sink is gone with
-    /// the call, so nothing more arrives).
-    pub(super) fn finish(self) -> Early {
+    /// the call, so nothing more arrives), and who sent it.
+    pub(super) fn finish(self) -> (Early, Arc<Sender>) {
         let mut state = super::lock(&self.state);
         let mut entries = Vec::new();
         if let Some(helper) = state.helper.take() {
@@ -124,11 +125,12 @@ impl Receiver {
         // Entries no helper took are checked with the answer.
         let waiting = std::mem::take(&mut state.waiting);
         entries.extend(waiting.into_iter().map(|e| Incoming::new(e, None)));
-        Early {
+        let early = Early {
             entries,
             received: state.received,
             dropped: state.dropped,
-        }
+        };
+        (early, self.from.clone())
     }
 }
 

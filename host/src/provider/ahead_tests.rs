@@ -2,7 +2,7 @@
 //! helper once there are enough, and absorbed as the head of the answer.
 
 use super::*;
-use crate::provider::absorb::tests::{entry, grants, observation};
+use crate::provider::absorb::tests::{entry, grants, observation, rejected};
 use crate::provider::absorb::{Check, Held, absorb};
 
 fn sender(caps: Caps, namespace: Option<&str>) -> Sender {
@@ -28,12 +28,11 @@ fn paths(early: &Early) -> Vec<&str> {
 
 #[test]
 fn entries_sent_ahead_lead_the_answer_and_the_answers_entry_for_a_document_stands() {
-    let from = sender(Caps::default(), None);
-    let receiver = Receiver::new(from);
+    let receiver = Receiver::new(sender(Caps::default(), None));
     let mut sink = receiver.sink();
     sink(vec![entry("a"), entry("b")]);
     drop(sink);
-    let early = receiver.finish();
+    let (early, from) = receiver.finish();
     assert_eq!(early.received, 2);
     assert_eq!(
         paths(&early),
@@ -41,12 +40,11 @@ fn entries_sent_ahead_lead_the_answer_and_the_answers_entry_for_a_document_stand
     );
     let mut again = entry("b");
     again.frontmatter.description = Some("from the answer".into());
-    let owned = sender(Caps::default(), None);
     let absorbed = absorb(
         &mut Held::default(),
         early,
         observation(1, None, vec![again, entry("c")], &[]),
-        &owned.source(),
+        &from.source(),
     );
     let shown: Vec<(&str, Option<&str>)> = absorbed
         .view
@@ -77,7 +75,7 @@ fn many_entries_are_checked_on_the_helper_in_the_order_sent() {
         sink(part);
     }
     drop(sink);
-    let early = receiver.finish();
+    let (early, from) = receiver.finish();
     assert_eq!(paths(&early), sent);
     let done = early
         .entries
@@ -89,12 +87,11 @@ fn many_entries_are_checked_on_the_helper_in_the_order_sent() {
     } else {
         assert_eq!(done, 0, "one core: all are checked with the answer");
     }
-    let owned = sender(Caps::default(), Some("team"));
     let absorbed = absorb(
         &mut Held::default(),
         early,
         observation(1, None, Vec::new(), &[]),
-        &owned.source(),
+        &from.source(),
     );
     assert_eq!(absorbed.view.skills.len(), 297);
     assert!(
@@ -104,13 +101,7 @@ fn many_entries_are_checked_on_the_helper_in_the_order_sent() {
             .iter()
             .all(|s| s.name().starts_with("team:s"))
     );
-    let refused = absorbed
-        .view
-        .diagnostics
-        .iter()
-        .filter(|d| d.message.contains("skill entry rejected"))
-        .count();
-    assert_eq!(refused, 3, "each refused entry is named");
+    assert_eq!(rejected(&absorbed), 3, "each refused entry is named");
 }
 
 #[test]
@@ -125,7 +116,7 @@ fn entries_past_the_cap_on_skills_are_counted_and_dropped_unexamined() {
         sink(batch(start, 3));
     }
     drop(sink);
-    let early = receiver.finish();
+    let (early, from) = receiver.finish();
     assert_eq!((early.received, early.dropped), (9, 4));
     assert_eq!(
         paths(&early),
@@ -133,12 +124,11 @@ fn entries_past_the_cap_on_skills_are_counted_and_dropped_unexamined() {
             .map(|i| format!("/skills/0/s{i:04}/SKILL.md"))
             .collect::<Vec<_>>()
     );
-    let owned = sender(caps, None);
     let absorbed = absorb(
         &mut Held::default(),
         early,
         observation(1, None, batch(9, 1), &[]),
-        &owned.source(),
+        &from.source(),
     );
     assert_eq!(
         absorbed.view.skills.len(),

@@ -4,7 +4,7 @@
 //! flagged incomplete, and is asked again next time.
 
 use super::Provider;
-use super::absorb::{Source, absorb};
+use super::absorb::absorb;
 use super::ahead::{Receiver, Sender};
 use crate::model::{Diagnostic, Skill};
 use crate::sandbox::Fault;
@@ -117,7 +117,6 @@ impl Provider {
     /// holds, when it can) and absorbs the answer.
     fn observe_now(&self, rescan: bool) -> ProviderView {
         let mut held = super::lock(&self.held);
-        let location = self.location();
         let answer = self.with_instance(|i| {
             held.follow(i.id());
             let request = wit::SnapshotRequest {
@@ -130,21 +129,15 @@ impl Provider {
                 caps: self.spec.caps,
                 namespace: self.namespace.clone(),
                 scope: self.spec.scope,
-                location: location.clone(),
+                location: self.location(),
             });
             let obs = i.snapshot(request, ahead.sink())?;
             Ok((ahead.finish(), obs))
         });
         match answer {
-            Ok(((early, obs), grants)) => {
-                let from = Source {
-                    grants: &grants,
-                    id: self.id(),
-                    caps: &self.spec.caps,
-                    namespace: &self.namespace,
-                    scope: self.spec.scope,
-                    location: &location,
-                };
+            // The entries sent ahead and the answer have one source.
+            Ok((((early, sender), obs), grants)) => {
+                let from = sender.source();
                 self.stats
                     .last_received_ahead
                     .store(early.received as u64, Ordering::Relaxed);
