@@ -9,7 +9,11 @@ fn main() {
         .expect("the tests crate lives inside the workspace");
     let built = skillhost_wasm_build::build_components(
         workspace,
-        &["skillhost-guest-probe", "skillhost-guest-hostile"],
+        &[
+            "skillhost-guest-probe",
+            "skillhost-guest-hostile",
+            "skillhost-guest-v0-2",
+        ],
     );
     println!(
         "cargo:rustc-env=SKILLHOST_PROBE_GUEST_WASM={}",
@@ -18,5 +22,9 @@ fn main() {
     println!(
         "cargo:rustc-env=SKILLHOST_HOSTILE_GUEST_WASM={}",
         built[1].display()
+    );
+    println!(
+        "cargo:rustc-env=SKILLHOST_V0_2_GUEST_WASM={}",
+        built[2].display()
     );
 }

@@ -49,7 +49,8 @@ fn configured_providers_run_with_their_grants_and_limits() {
         catalog
             .diagnostics
             .iter()
-            .find(|d| d.path == attempt)
+            // A relative path names the provider's own namespace: `<id>:<path>`.
+            .find(|d| d.path.ends_with(&format!(":{attempt}")))
             .map(|d| d.message.clone())
             .unwrap_or_default()
     };

@@ -38,7 +38,7 @@ fn the_local_provider_passes_every_check_on_the_fixture() {
     );
     assert_eq!(
         report.component.wit.as_deref(),
-        Some("skillhost:provider@0.2.0")
+        Some("skillhost:provider@0.3.0")
     );
 }
 
@@ -50,10 +50,14 @@ fn the_local_provider_over_given_roots_skips_only_what_needs_the_fixture() {
     ]);
     let report = run("local.wasm", LOCAL_PROVIDER, options().root(root.path()));
     report.assert_passed();
-    for id in ["fixture-snapshot", "delta", "on-change"] {
+    for id in ["fixture-snapshot", "on-change"] {
         assert_eq!(status(&report, id), Some(Status::Skip), "{id}");
         assert!(report.get(id).unwrap().detail.contains("roots were given"));
     }
+    // Deltas are still checked, on what it serves: asked again with
+    // nothing changed, its answer builds the same view.
+    assert_eq!(status(&report, "delta"), Some(Status::Pass));
+    assert_eq!(status(&report, "observe"), Some(Status::Pass));
     assert!(
         report
             .get("resources")
@@ -64,18 +68,21 @@ fn the_local_provider_over_given_roots_skips_only_what_needs_the_fixture() {
 }
 
 #[test]
-fn the_bundled_provider_passes_and_the_fixture_checks_do_not_apply() {
+fn the_bundled_provider_reads_no_folder_so_the_kit_skips_the_fixtures_by_its_manifest() {
     let report = run("bundled.wasm", BUNDLED_PROVIDER, options());
     report.assert_passed();
-    let fixture = report.get("fixture-snapshot").unwrap();
-    assert_eq!(fixture.status, Status::Skip);
-    assert!(
-        fixture.detail.contains("not a filesystem provider"),
-        "{}",
-        fixture.detail
-    );
-    assert_eq!(status(&report, "load"), Some(Status::Pass));
-    assert_eq!(status(&report, "resources"), Some(Status::Pass));
+    for id in ["fixture-snapshot", "on-change"] {
+        let check = report.get(id).unwrap();
+        assert_eq!(check.status, Status::Skip, "{id}");
+        assert!(
+            check.detail.contains("roots: none"),
+            "{id}: {}",
+            check.detail
+        );
+    }
+    for id in ["load", "resources", "observe", "delta", "boundary"] {
+        assert_eq!(status(&report, id), Some(Status::Pass), "{id}");
+    }
 }
 
 #[test]

@@ -19,14 +19,14 @@ fn denied(d: &Description) -> Vec<&str> {
 }
 
 #[test]
-fn every_first_party_provider_exports_the_0_2_0_contract_and_links() {
+fn every_first_party_provider_exports_the_0_3_0_contract_and_links() {
     for (what, bytes) in [
         ("local", LOCAL_PROVIDER),
         ("bundled", BUNDLED_PROVIDER),
         ("remote", REMOTE_PROVIDER),
     ] {
         let d = described(bytes, None);
-        assert_eq!(d.contract.name(), "skillhost:provider@0.2.0", "{what}");
+        assert_eq!(d.contract.name(), "skillhost:provider@0.3.0", "{what}");
         assert_eq!(d.link_error, None, "{what}");
         assert_eq!(d.size, bytes.len() as u64, "{what}");
         assert_eq!(
@@ -37,7 +37,7 @@ fn every_first_party_provider_exports_the_0_2_0_contract_and_links() {
         let provider = d
             .exports
             .iter()
-            .find(|e| e.name == "skillhost:provider/provider@0.2.0")
+            .find(|e| e.name == "skillhost:provider/provider@0.3.0")
             .unwrap_or_else(|| panic!("{what} exports the provider interface"));
         for function in [
             "manifest",
@@ -55,7 +55,7 @@ fn every_first_party_provider_exports_the_0_2_0_contract_and_links() {
             );
         }
         assert!(
-            imports(&d).contains(&"skillhost:provider/host@0.2.0"),
+            imports(&d).contains(&"skillhost:provider/host@0.3.0"),
             "{what}: {:?}",
             imports(&d)
         );
@@ -66,7 +66,7 @@ fn every_first_party_provider_exports_the_0_2_0_contract_and_links() {
 fn the_local_provider_reads_through_files_which_a_root_grants() {
     let alone = described(LOCAL_PROVIDER, None);
     assert!(
-        denied(&alone).contains(&"skillhost:provider/files@0.2.0"),
+        denied(&alone).contains(&"skillhost:provider/files@0.3.0"),
         "{:?}",
         alone.denied
     );
@@ -75,11 +75,11 @@ fn the_local_provider_reads_through_files_which_a_root_grants() {
         origins: Vec::new(),
     };
     let rooted = described(LOCAL_PROVIDER, Some(&granted));
-    assert!(!denied(&rooted).contains(&"skillhost:provider/files@0.2.0"));
+    assert!(!denied(&rooted).contains(&"skillhost:provider/files@0.3.0"));
     let files = rooted
         .imports
         .iter()
-        .find(|i| i.name == "skillhost:provider/files@0.2.0")
+        .find(|i| i.name == "skillhost:provider/files@0.3.0")
         .expect("the local provider imports files");
     for function in ["read-files", "read-frontmatters", "read-range"] {
         assert!(files.functions.iter().any(|f| f == function), "{function}");
@@ -102,7 +102,7 @@ fn the_remote_provider_needs_an_origin_and_gets_one_when_granted() {
 #[test]
 fn the_hostile_guest_is_told_its_sockets_environment_and_http_are_denied() {
     let d = described(HOSTILE_GUEST, None);
-    assert_eq!(d.contract.version, "0.2.0");
+    assert_eq!(d.contract.version, "0.3.0");
     let denied = denied(&d);
     for wanted in [
         "wasi:sockets/tcp-create-socket@0.2.12",
@@ -149,7 +149,7 @@ fn an_unknown_contract_version_is_refused_naming_the_versions_supported() {
         "{message}"
     );
     assert!(
-        message.contains("supported: skillhost:provider@0.1.0, skillhost:provider@0.2.0"),
+        message.contains("supported: skillhost:provider@0.1.0, skillhost:provider@0.2.0, skillhost:provider@0.3.0"),
         "{message}"
     );
 }

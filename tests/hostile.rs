@@ -452,7 +452,9 @@ fn a_hundred_mebibyte_description_is_refused_and_the_rest_kept() {
     let d = catalog
         .diagnostics
         .iter()
-        .find(|d| d.message.contains("description is 104857600 bytes"))
+        .find(|d| {
+            d.message.contains("frontmatter JSON is 1048576") && d.message.contains("over the")
+        })
         .unwrap_or_else(|| panic!("{:?}", catalog.diagnostics));
     assert_eq!(d.source.as_deref(), Some("hostile"));
 }
@@ -612,11 +614,9 @@ fn readers_alive() -> usize {
 }
 
 #[test]
-fn sockets_environment_and_stdout_are_refused_and_noted() {
+fn sockets_and_ungranted_origins_are_refused_and_warned_about() {
     for (attack, noted) in [
         ("sockets", "tried to open a TCP socket"),
-        ("environment", "read its environment variables"),
-        ("stdout", "wrote to stdout"),
         (
             "http",
             "made an HTTP request to http://127.0.0.1:9: refused, that origin is not granted",
@@ -629,6 +629,43 @@ fn sockets_environment_and_stdout_are_refused_and_noted() {
         survived(&catalog, true);
         let d = named(&catalog, noted);
         assert_eq!(d.field.as_deref(), Some("capability"), "{attack}");
+    }
+}
+
+#[test]
+fn an_empty_environment_and_a_discarded_stdout_are_noted_with_a_count_not_warned_about() {
+    for (attack, kind, noted) in [
+        (
+            "environment",
+            skillhost::sandbox::Refused::Environment,
+            "read its environment variables",
+        ),
+        (
+            "stdout",
+            skillhost::sandbox::Refused::Stdout,
+            "wrote to stdout",
+        ),
+    ] {
+        let arena = arena(attack, "snapshot", false, limits());
+        arena.honest();
+        arena.arm();
+        let catalog = arena.attacked();
+        survived(&catalog, true);
+        assert!(
+            !catalog
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains(noted)),
+            "{attack}: the contract working is no warning: {:?}",
+            catalog.diagnostics
+        );
+        let counted = arena.hostile.refusal_counts();
+        let refusal = counted
+            .iter()
+            .find(|r| r.kind == kind)
+            .unwrap_or_else(|| panic!("{attack}: {counted:?}"));
+        assert!(refusal.message.contains(noted), "{attack}: {refusal:?}");
+        assert!(refusal.count >= 1);
     }
 }
 
@@ -814,36 +851,13 @@ fn descriptors_past_the_bound_stop_the_provider_and_are_all_closed() {
 }
 
 /// Everything the `tracing` events of this thread print, while it lives.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
-
 #[test]
 fn a_log_flood_is_rate_limited_and_cleaned_of_control_characters() {
     use tracing_subscriber::util::SubscriberInitExt;
     let arena = arena("log-flood", "snapshot", false, patient());
     arena.honest();
     let before = Usage::now();
-    let captured = Captured::default();
+    let captured = skillhost_tests::Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_ansi(false)

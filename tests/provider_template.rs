@@ -145,9 +145,13 @@ fn the_sdk_packages_on_its_own_with_the_contract_inside() {
         .expect("cargo runs");
     let files = String::from_utf8_lossy(&listed.stdout);
     assert!(
-        ["wit/v0.1.0/provider.wit", "wit/v0.2.0/provider.wit"]
-            .iter()
-            .all(|wit| files.lines().any(|l| l == *wit)),
+        [
+            "wit/v0.1.0/provider.wit",
+            "wit/v0.2.0/provider.wit",
+            "wit/v0.3.0/provider.wit",
+        ]
+        .iter()
+        .all(|wit| files.lines().any(|l| l == *wit)),
         "the package holds the contract: {files}"
     );
 }

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 fn outcome<'a>(diagnostics: &'a [Diagnostic], attempt: &str) -> &'a str {
     diagnostics
         .iter()
-        .find(|d| d.path == attempt)
+        // A relative path names the provider's own namespace: `<id>:<path>`.
+        .find(|d| d.path.ends_with(&format!(":{attempt}")))
         .map(|d| d.message.as_str())
         .unwrap_or_else(|| panic!("the probe did not report {attempt}: {diagnostics:?}"))
 }

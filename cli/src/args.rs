@@ -332,6 +332,11 @@ pub enum Command {
         /// --skills, --rounds interleaved.
         #[arg(long, conflicts_with_all = ["latency", "catalog", "serve", "remote_mcp", "usage"])]
         catalog_json: bool,
+        /// Measure a provider component's start-up instead: first start,
+        /// start from the compile cache, restart after a fault (--reps of
+        /// them) and resident memory per idle instance.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["latency", "catalog", "serve", "remote_mcp", "usage", "catalog_json"])]
+        component: Option<std::path::PathBuf>,
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,

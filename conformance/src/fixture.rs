@@ -107,6 +107,9 @@ pub(crate) const REFUSED: [&str; 2] = ["broken/SKILL.md", "badname/SKILL.md"];
 /// Names that must never be listed.
 pub(crate) const NEVER: [&str; 6] = ["nested", "hidden", "README", "notes", "badname", "broken"];
 
+/// The document the kit tells a filesystem provider the agent wrote.
+pub(crate) const OBSERVED: &str = "alpha/SKILL.md";
+
 /// The resource a bundle's nested `SKILL.md` is, relative to its base.
 pub(crate) const NESTED_RESOURCE: (&str, &str) = ("bundle", "nested/SKILL.md");
 

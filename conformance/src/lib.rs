@@ -12,15 +12,19 @@
 //!
 //! The component runs in the host's own sandbox, started exactly as the
 //! registry starts a provider, and every answer is judged by the host's
-//! own boundary checks. Without roots in the [`Options`], the kit lays out
-//! a fixture tree of its own and grants it; a filesystem provider (one that
-//! reads its roots) must list exactly the fixture's skills, and follow the
-//! kit's changes to the tree with deltas and invalidations. `skillhost
-//! conformance` runs the same checks from the command line.
+//! own boundary checks. The run follows the provider's manifest: one that
+//! says it reads no folder (`roots: none`) is granted none, the folder
+//! fixtures are skipped with that reason, and every other check runs on
+//! what it serves. Otherwise, without roots in the [`Options`], the kit
+//! lays out a fixture tree of its own and grants it; a filesystem provider
+//! (one that reads its roots) must list exactly the fixture's skills, and
+//! follow the kit's changes to the tree with deltas and invalidations.
+//! `skillhost conformance` runs the same checks from the command line.
 //!
-//! The checks, in report order: `contract`, `denied-imports`, `init`,
-//! `snapshot`, `fixture-snapshot`, `boundary`, `delta`, `on-change`,
-//! `load`, `resources`, `memory`, `invalidation-storm`, `deadlines`.
+//! The checks, in report order: `contract`, `manifest`, `denied-imports`,
+//! `init`, `snapshot`, `fixture-snapshot`, `boundary`, `delta`,
+//! `on-change`, `load`, `resources`, `observe`, `memory`,
+//! `invalidation-storm`, `deadlines`.
 
 #![deny(missing_docs)]
 
@@ -38,7 +42,7 @@ pub use report::{Check, Component, Report, Status};
 pub use run::{check, check_bytes};
 
 /// Every check's id, in report order.
-pub const CHECKS: [&str; 14] = [
+pub const CHECKS: [&str; 15] = [
     "contract",
     "manifest",
     "denied-imports",
@@ -50,6 +54,7 @@ pub const CHECKS: [&str; 14] = [
     "on-change",
     "load",
     "resources",
+    "observe",
     "memory",
     "invalidation-storm",
     "deadlines",

@@ -11,7 +11,8 @@ use crate::session::{Session, ms};
 use skillhost::provider::sources::builtin::{BUNDLED_PROVIDER, REMOTE_PROVIDER};
 use skillhost::provider::sources::bundled;
 use skillhost::sandbox::CompileCache;
-use skillhost::sandbox::describe::{Granted, describe};
+use skillhost::sandbox::RootNeed;
+use skillhost::sandbox::describe::{Denied, Granted, denial, describe};
 use skillhost::{ProviderSpec, RemoteSource, Runtime, Scope};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -55,18 +56,25 @@ impl Checks {
     }
 }
 
+/// Why the folder fixtures are skipped, when they are.
+fn no_tree_reason(roots_none: bool, fixture: bool) -> Option<&'static str> {
+    if roots_none {
+        Some(
+            "its manifest says it reads no folders (roots: none): it is granted none, and the checks run on what it serves",
+        )
+    } else if !fixture {
+        Some(
+            "roots were given: the kit changes only a fixture tree of its own, laid out when no root is given",
+        )
+    } else {
+        None
+    }
+}
+
 /// Checks the component `bytes`, shown as `path` in the report.
 pub fn check_bytes(path: &Path, bytes: &[u8], options: Options) -> Result<Report, Error> {
     let cache = options.cache_dir.clone().or_else(CompileCache::default_dir);
     let runtime = Runtime::with_cache_dir(cache)?;
-    let mut fixture = match options.roots.is_empty() {
-        true => Some(Fixture::lay_out()?),
-        false => None,
-    };
-    let roots: Vec<PathBuf> = match &fixture {
-        Some(f) => vec![f.root().to_path_buf()],
-        None => options.roots.clone(),
-    };
     let mut component = Component {
         path: path.to_path_buf(),
         sha256: skillhost_skill::digest::sha256_hex(bytes),
@@ -75,16 +83,11 @@ pub fn check_bytes(path: &Path, bytes: &[u8], options: Options) -> Result<Report
     let mut checks = Checks(BTreeMap::new());
 
     let since = Instant::now();
-    let spec = spec_for(&runtime, bytes, &options, roots.clone());
-    let granted = Granted {
-        roots: roots.clone(),
-        origins: spec.as_ref().map(|s| s.origins.clone()).unwrap_or_default(),
-    };
-    let described = describe(runtime.engine(), bytes, Some(&granted));
+    let described = describe(runtime.engine(), bytes, None);
     let contract = checks::contract::contract(&described);
     let passed = contract.status == crate::Status::Pass;
     checks.add(contract, since);
-    let (Ok(description), true) = (described, passed) else {
+    let (Ok(mut description), true) = (described, passed) else {
         checks.skip_rest("the component is not a provider this host runs (see contract)");
         return Ok(Report {
             component,
@@ -93,10 +96,35 @@ pub fn check_bytes(path: &Path, bytes: &[u8], options: Options) -> Result<Report
     };
     component.wit = Some(description.contract.name());
     let since = Instant::now();
-    checks.add(
-        checks::contract::manifest(runtime.engine(), bytes, &description),
-        since,
-    );
+    let (manifest_check, manifest) =
+        checks::contract::manifest(runtime.engine(), bytes, &description);
+    checks.add(manifest_check, since);
+    // The run follows the manifest: a provider that reads no folder is
+    // granted none and gets no fixture tree.
+    let roots_none = manifest.as_ref().is_some_and(|m| m.roots == RootNeed::None);
+    let mut fixture = match options.roots.is_empty() && !roots_none {
+        true => Some(Fixture::lay_out()?),
+        false => None,
+    };
+    let roots: Vec<PathBuf> = match &fixture {
+        Some(f) => vec![f.root().to_path_buf()],
+        None => options.roots.clone(),
+    };
+    let spec = spec_for(&runtime, bytes, &options, roots.clone());
+    let granted = Granted {
+        roots: roots.clone(),
+        origins: spec.as_ref().map(|s| s.origins.clone()).unwrap_or_default(),
+    };
+    description.denied = description
+        .imports
+        .iter()
+        .filter_map(|i| {
+            denial(&i.name, &granted).map(|reason| Denied {
+                import: i.name.clone(),
+                reason,
+            })
+        })
+        .collect();
     let mut session = Session::new(runtime.engine().clone(), spec?, options.deadlines);
 
     let since = Instant::now();
@@ -113,28 +141,41 @@ pub fn check_bytes(path: &Path, bytes: &[u8], options: Options) -> Result<Report
     };
     if let Some(first) = first {
         // The host keeps at most this many; loading more would only take time.
-        let names: Vec<String> = checks::skills(&first)
+        let listed: Vec<skillhost::Skill> = checks::skills(&first)
             .take(session.caps().max_skills)
-            .map(|s| s.name().to_string())
+            .cloned()
             .collect();
+        let names: Vec<String> = listed.iter().map(|s| s.name().to_string()).collect();
         let filesystem = fixture
             .as_ref()
             .is_some_and(|f| reads_roots(&session, &description, f, &first));
-        let no_tree = if fixture.is_none() {
-            "roots were given: the kit changes only a fixture tree of its own, laid out when no root is given"
-        } else {
-            "not a filesystem provider: it imports no skillhost:provider/files, asks to watch nothing and lists no file of the kit's fixture tree"
-        };
+        let no_tree = no_tree_reason(roots_none, fixture.is_some()).unwrap_or(
+            "not a filesystem provider: it imports no skillhost:provider/files, asks to watch nothing and lists no file of the kit's fixture tree",
+        );
         let since = Instant::now();
         match (&fixture, filesystem) {
             (Some(f), true) => checks.add(checks::fixture::check(f, &first), since),
             _ => checks.add(Check::skip("fixture-snapshot", no_tree), since),
         }
         let since = Instant::now();
-        checks.add(checks::documents::load(&mut session, &names), since);
+        checks.add(checks::documents::load(&mut session, &listed), since);
         let since = Instant::now();
         checks.add(
             checks::documents::resources(&mut session, &names, filesystem),
+            since,
+        );
+        let since = Instant::now();
+        let observed_file = fixture
+            .as_ref()
+            .filter(|_| filesystem)
+            .map(|f| f.path(crate::fixture::OBSERVED))
+            .or_else(|| {
+                listed
+                    .iter()
+                    .find_map(|s| s.path.as_path().map(Path::to_path_buf))
+            });
+        checks.add(
+            checks::observe::check(&mut session, &first, observed_file),
             since,
         );
         let since = Instant::now();
@@ -145,8 +186,13 @@ pub fn check_bytes(path: &Path, bytes: &[u8], options: Options) -> Result<Report
                 }
             }
             _ => {
-                checks.add(Check::skip("delta", no_tree), since);
-                checks.add(Check::skip("on-change", no_tree), since);
+                checks.add(checks::changes::unchanged(&mut session, &first), since);
+                let why = if roots_none {
+                    "its manifest says it reads no folders (roots: none): the host delivers it no file changes"
+                } else {
+                    no_tree
+                };
+                checks.add(Check::skip("on-change", why), since);
             }
         }
         let since = Instant::now();

@@ -1,12 +1,15 @@
 //! The delta bookkeeping against the host's side of the exchange.
 
 use super::*;
-use crate::skill::frontmatter::Frontmatter;
-use crate::to_wit_frontmatter;
+use crate::WitFrontmatter;
 
 fn entry(path: &str) -> SkillEntry {
     SkillEntry {
-        frontmatter: to_wit_frontmatter(Frontmatter::defaults("x")),
+        name: "x".to_string(),
+        frontmatter: WitFrontmatter {
+            raw: String::new(),
+            json: "{}".to_string(),
+        },
         path: path.to_string(),
         base: path.to_string(),
     }

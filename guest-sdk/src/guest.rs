@@ -1,12 +1,13 @@
 //! The guest side of the WIT contract: bindings, the `Provider` trait and the
 //! export macro.
 
-/// Bindings generated from `guest-sdk/wit/v0.2.0` (`skillhost:provider@0.2.0`).
-/// `wit/v0.1.0` stays beside it, frozen, for components built before.
+/// Bindings generated from `guest-sdk/wit/v0.3.0` (`skillhost:provider@0.3.0`).
+/// `wit/v0.1.0` and `wit/v0.2.0` stay beside it, frozen, for components
+/// built before.
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "wit/v0.2.0",
+        path: "wit/v0.3.0",
         world: "skill-provider",
         pub_export_macro: true,
         export_macro_name: "__export_skill_provider_world",
@@ -16,9 +17,9 @@ pub mod bindings {
 }
 
 pub use bindings::skillhost::provider::types::{
-    ChangeEvent, ChangeKind, Diagnostic, Frontmatter as WitFrontmatter, InvocationContext, Need,
-    Observation, ProviderConfig, ProviderError, ProviderManifest as Manifest, Resource,
-    SettingSpec, Severity, SkillDocument, SkillEntry, SnapshotRequest,
+    ChangeEvent, ChangeKind, Diagnostic, Frontmatter as WitFrontmatter, Need, Observation,
+    ProviderConfig, ProviderError, ProviderManifest as Manifest, Resource, SettingSpec, Severity,
+    SkillDocument, SkillEntry, SnapshotRequest,
 };
 
 /// Bulk, read-only access to the provider's granted folders.
@@ -59,7 +60,7 @@ pub mod host {
     };
 }
 
-use crate::skill::frontmatter::{Context, Document, Finding, Frontmatter, parse_document_json};
+use crate::skill::frontmatter::{Finding, Head, read_document};
 
 /// What a skill provider implements. One value lives for the lifetime of the
 /// component instance, so it can keep state (parsed entries, ETags) between
@@ -155,73 +156,74 @@ pub fn full_observation(
     }
 }
 
+/// The value of setting `key` in the host's configuration, if it was given.
+pub fn setting<'a>(config: &'a ProviderConfig, key: &str) -> Option<&'a str> {
+    config
+        .settings
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
 /// A skill document parsed for the contract.
 #[derive(Debug, Clone)]
 pub struct ParsedSkill<'a> {
-    /// Its frontmatter as the WIT record, JSON included.
+    /// The name it is served under: its frontmatter's, or the default.
+    pub name: String,
+    /// Its frontmatter, verbatim and as the JSON of this parse.
     pub frontmatter: WitFrontmatter,
     /// The Markdown after the closing `---` (the whole text when there is
     /// no frontmatter).
     pub body: &'a str,
-    /// Problems that did not stop the skill from loading.
-    pub warnings: Vec<Finding>,
+}
+
+impl ParsedSkill<'_> {
+    /// The catalog entry of this document at `path`, whose relative paths
+    /// resolve against `base`.
+    pub fn entry(self, path: impl Into<String>, base: impl Into<String>) -> SkillEntry {
+        SkillEntry {
+            name: self.name,
+            frontmatter: self.frontmatter,
+            path: path.into(),
+            base: base.into(),
+        }
+    }
 }
 
 /// Parses a skill document once, with the shared parser, into what the
-/// contract carries. `default_name` names a skill whose frontmatter gives
-/// no name (its folder, or a flat file's stem).
+/// contract carries: its name, its verbatim frontmatter and the JSON of the
+/// parse. `default_name` names a skill whose frontmatter gives no name (its
+/// folder, or a flat file's stem). The host derives every other field from
+/// the JSON with the same rules, and warns about values of the wrong shape
+/// itself; what fails here (broken YAML, an unsafe name, a file over the
+/// size limit) is the provider's to report.
 pub fn parse_skill<'a>(bytes: &'a [u8], default_name: &str) -> Result<ParsedSkill<'a>, Finding> {
-    let (doc, json) = parse_document_json(bytes, default_name)?;
-    let Document {
-        frontmatter,
+    let Head {
+        raw,
+        json,
+        name,
         body,
-        warnings,
         ..
-    } = doc;
+    } = read_document(bytes, default_name)?;
     Ok(ParsedSkill {
-        frontmatter: to_wit_frontmatter_with_json(frontmatter, json),
+        name,
+        frontmatter: WitFrontmatter {
+            raw: raw.to_string(),
+            json,
+        },
         body,
-        warnings,
     })
 }
 
-/// Converts frontmatter made without a parse (a provider's own, or
-/// [`Frontmatter::defaults`]) into the WIT record; its JSON is read from
-/// the verbatim text. A provider that parsed a document uses
-/// [`parse_skill`] instead, which parses once.
-pub fn to_wit_frontmatter(f: Frontmatter) -> WitFrontmatter {
-    let json = crate::skill::json::frontmatter_json(&f.raw).to_string();
-    to_wit_frontmatter_with_json(f, json)
-}
-
-/// Converts the shared parser's frontmatter and the JSON made with it
-/// into the WIT record.
-pub fn to_wit_frontmatter_with_json(f: Frontmatter, json: String) -> WitFrontmatter {
-    WitFrontmatter {
-        json,
-        raw: f.raw,
-        name: f.name,
-        description: f.description,
-        when_to_use: f.when_to_use,
-        argument_hint: f.argument_hint,
-        context: match f.context {
-            Context::Inline => InvocationContext::Inline,
-            Context::Fork => InvocationContext::Fork,
-        },
-        model: f.model,
-        effort: f.effort,
-        allowed_tools: f.allowed_tools,
-        user_invocable: f.user_invocable,
-        disable_model_invocation: f.disable_model_invocation,
-        paths: f.paths,
-        aliases: f.aliases,
-        version: f.version,
-        agent: f.agent,
-        pinned: f.pinned,
-        license: f.license,
-        compatibility: f.compatibility,
-        metadata: f.metadata,
-    }
+/// The frontmatter record of verbatim YAML `raw` (the text between the
+/// `---` lines), parsed here with the shared parser; an error says why the
+/// YAML is refused.
+pub fn frontmatter_of(raw: &str) -> Result<WitFrontmatter, Finding> {
+    let fields = crate::skill::yaml::parse_fields(raw)?;
+    Ok(WitFrontmatter {
+        raw: raw.to_string(),
+        json: crate::skill::json::fields_json_text(&fields),
+    })
 }
 
 /// Turns a parser finding about `path` into a WIT diagnostic.

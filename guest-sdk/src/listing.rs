@@ -79,7 +79,7 @@ impl Listing {
     /// path is `file#name`, so the skills sharing one file stay distinct, and
     /// `base` is the folder its relative paths resolve against. Fields the
     /// `SKILL.md` rules refuse become an error on `file` (the skill is left
-    /// out); what they only warn about becomes a warning.
+    /// out); what they only warn about the host reports against the entry.
     pub fn add_fields(
         &mut self,
         file: &str,
@@ -115,15 +115,8 @@ impl Listing {
         };
         match parse_skill(document.as_bytes(), name) {
             Ok(parsed) => {
-                let warnings = parsed.warnings.into_iter();
-                self.diagnostics
-                    .extend(warnings.map(|w| about(Severity::Warning, w)));
-                let path = format!("{file}#{}", parsed.frontmatter.name);
-                let entry = SkillEntry {
-                    frontmatter: parsed.frontmatter,
-                    path,
-                    base: base.to_string(),
-                };
+                let path = format!("{file}#{}", parsed.name);
+                let entry = parsed.entry(path, base);
                 self.documents.push(SkillDocument { entry, body });
             }
             Err(finding) => self.diagnostics.push(about(Severity::Error, finding)),
@@ -167,7 +160,7 @@ impl Listing {
     pub fn load(self, name: &str) -> Result<SkillDocument, ProviderError> {
         self.documents
             .into_iter()
-            .find(|d| d.entry.frontmatter.name == name)
+            .find(|d| d.entry.name == name)
             .ok_or_else(|| ProviderError::NotFound(name.to_string()))
     }
 

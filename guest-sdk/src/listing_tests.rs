@@ -1,7 +1,12 @@
 //! Listings built from frontmatter fields, read as the host reads a SKILL.md.
 
 use super::*;
-use crate::skill::frontmatter::parse_document;
+use crate::skill::frontmatter::{Frontmatter, from_json, parse_document};
+
+/// What the host derives from an entry's frontmatter JSON.
+fn derived(entry: &SkillEntry) -> (Frontmatter, Vec<Finding>) {
+    from_json(&entry.frontmatter.raw, &entry.frontmatter.json, &entry.name).unwrap()
+}
 use std::collections::BTreeMap;
 
 fn fields(pairs: &[(&str, serde_yaml::Value)]) -> BTreeMap<String, serde_yaml::Value> {
@@ -24,8 +29,9 @@ fn fields_become_a_skill_named_by_its_key_at_file_hash_name() {
     let doc = &listing.documents[0];
     assert_eq!(doc.entry.path, "/r/skills.toml#commit");
     assert_eq!(doc.entry.base, "/r");
-    let fm = &doc.entry.frontmatter;
-    assert_eq!(fm.name, "commit");
+    assert_eq!(doc.entry.name, "commit");
+    let (fm, warnings) = derived(&doc.entry);
+    assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(fm.description.as_deref(), Some("Writes commit messages"));
     assert_eq!(fm.allowed_tools, vec!["Bash(git diff)".to_string()]);
     assert!(!fm.user_invocable);
@@ -38,7 +44,7 @@ fn a_declared_name_wins_over_the_key() {
     let mut listing = Listing::default();
     let f = fields(&[("name", "other".into()), ("description", "d".into())]);
     listing.add_fields("/r/s.toml", "/r", "key", &f, String::new());
-    assert_eq!(listing.documents[0].entry.frontmatter.name, "other");
+    assert_eq!(listing.documents[0].entry.name, "other");
     assert_eq!(listing.documents[0].entry.path, "/r/s.toml#other");
 }
 
@@ -67,12 +73,14 @@ fn refused_fields_are_an_error_on_the_file_naming_the_skill_and_field() {
 }
 
 #[test]
-fn a_missing_description_is_a_warning_and_the_skill_stays() {
+fn a_missing_description_is_the_hosts_warning_and_the_skill_stays() {
     let mut listing = Listing::default();
     listing.add_fields("/r/s.toml", "/r", "bare", &fields(&[]), "x".into());
     assert_eq!(listing.documents.len(), 1);
-    assert_eq!(listing.diagnostics[0].severity, Severity::Warning);
-    assert_eq!(listing.diagnostics[0].field.as_deref(), Some("description"));
+    // The provider reports nothing: the host's field rules warn.
+    assert!(listing.diagnostics.is_empty(), "{:?}", listing.diagnostics);
+    let (_, warnings) = derived(&listing.documents[0].entry);
+    assert_eq!(warnings[0].field.as_deref(), Some("description"));
 }
 
 #[test]

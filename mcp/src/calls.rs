@@ -80,6 +80,8 @@ pub async fn read(live: &Arc<Live>, uri: &str) -> Result<ResourceContents, McpEr
             (name, file.ok_or_else(|| unknown_resource(uri))?)
         }
     };
+    let max = live.options().max_read_bytes;
+    too_large(uri, file.size, max)?;
     let registry = live.registry().clone();
     let path = file.path.clone();
     let bytes = blocking(move || registry.read_resource(&name, &path))
@@ -88,7 +90,22 @@ pub async fn read(live: &Arc<Live>, uri: &str) -> Result<ResourceContents, McpEr
             Error::UnknownSkill { .. } | Error::Provider { .. } => unknown_resource(uri),
             other => McpError::internal_error(format!("{uri} could not be read: {other}"), None),
         })?;
+    // A provider may answer more than it listed.
+    too_large(uri, bytes.len() as u64, max)?;
     Ok(content::contents(uri, file.mime, bytes))
+}
+
+/// Refuses a read of `size` bytes over the server's `max`.
+fn too_large(uri: &str, size: u64, max: u64) -> Result<(), McpError> {
+    if size <= max {
+        return Ok(());
+    }
+    Err(McpError::invalid_request(
+        format!(
+            "{uri} is {size} bytes; this server sends at most {max} bytes in one resources/read"
+        ),
+        Some(serde_json::json!({ "uri": uri, "size": size, "max": max })),
+    ))
 }
 
 /// Why an invocation was refused, as the command line says it.

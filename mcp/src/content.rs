@@ -57,12 +57,21 @@ fn textual(mime: Option<&str>) -> bool {
     }
 }
 
-/// The contents of one read: UTF-8 text (no NUL) of a textual type as
-/// text, everything else as base64, so the bytes a client hashes are the
-/// file's own either way.
+/// Whether `bytes` hold a control character other than tab, newline and
+/// carriage return: JSON writes each as a six-byte escape, so such text
+/// goes as base64 (a third larger) instead of growing up to six-fold.
+fn has_controls(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+}
+
+/// The contents of one read: UTF-8 text (no control character but tab
+/// and line ends) of a textual type as text, everything else as base64,
+/// so the bytes a client hashes are the file's own either way.
 pub fn contents(uri: &str, mime: Option<&str>, bytes: Vec<u8>) -> ResourceContents {
     let blob = |bytes: Vec<u8>| ResourceContents::blob(STANDARD.encode(bytes), uri);
-    let contents = if textual(mime) && !bytes.contains(&0) {
+    let contents = if textual(mime) && !has_controls(&bytes) {
         match String::from_utf8(bytes) {
             Ok(text) => ResourceContents::text(text, uri),
             Err(e) => blob(e.into_bytes()),
@@ -94,6 +103,17 @@ mod tests {
         );
         let bad = contents("skill://a/x.md", Some(MARKDOWN), vec![0xff, 0xfe]);
         assert!(matches!(bad, ResourceContents::BlobResourceContents { .. }));
+        // Control bytes would grow six-fold as JSON escapes: base64 instead.
+        let controls = contents("skill://a/x.md", Some(MARKDOWN), vec![1; 300]);
+        assert!(matches!(
+            controls,
+            ResourceContents::BlobResourceContents { .. }
+        ));
+        let tabs = contents("skill://a/x.md", Some(MARKDOWN), b"a\tb\r\nc\n".to_vec());
+        assert!(matches!(
+            tabs,
+            ResourceContents::TextResourceContents { .. }
+        ));
         assert_eq!(mime_type("SKILL.md"), Some(MARKDOWN));
         assert_eq!(mime_type("Makefile"), None);
     }

@@ -112,7 +112,9 @@ fn relative(path: &Location, base: &Location) -> Option<String> {
             let parts: Option<Vec<&str>> = rest.iter().map(|s| s.to_str()).collect();
             Some(parts?.join("/")).filter(|r| !r.is_empty())
         }
-        (Location::Url(p), Location::Url(b)) | (Location::Bundled(p), Location::Bundled(b)) => {
+        (Location::Url(p), Location::Url(b))
+        | (Location::Bundled(p), Location::Bundled(b))
+        | (Location::Provided { path: p, .. }, Location::Provided { path: b, .. }) => {
             let b = b.trim_end_matches('/');
             let rest = p.strip_prefix(b)?;
             let rest = if b.is_empty() {

@@ -230,6 +230,7 @@ fn plain_modern_headers(headers: &HeaderMap) -> bool {
 fn page_bytes(view: &View, options: &Options, start: usize, revision: Revision) -> Option<Bytes> {
     view.cached_page(start, revision == Revision::Stateless, || {
         let result = skills_page(view, options, start);
+        let count = result.next_cursor.is_some().then_some(result.skills.len());
         if let Err(e) = validate_skills(&result.skills) {
             tracing::warn!(error = %e, "a skills/list page is left to rmcp, which refuses it");
             return None;
@@ -239,7 +240,9 @@ fn page_bytes(view: &View, options: &Options, start: usize, revision: Revision) 
             Revision::Session => result.strip_result_type_for_legacy_peer(),
             Revision::Stateless => result.fill_missing_cache_hints(),
         }
-        serde_json::to_vec(&result).ok().map(Bytes::from)
+        serde_json::to_vec(&result)
+            .ok()
+            .map(|bytes| (Bytes::from(bytes), count))
     })
 }
 

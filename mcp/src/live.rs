@@ -49,6 +49,10 @@ pub struct Options {
     /// Most bytes (roughly) of skill entries in one `skills/list` page; a
     /// page holds at least one entry.
     pub page_bytes: usize,
+    /// Largest file `resources/read` sends; a larger one is refused with
+    /// an error naming its size (its answer would be held whole in memory
+    /// until the client reads it).
+    pub max_read_bytes: u64,
     /// Where invocations through prompts and the `skill` tool are recorded,
     /// as `skillhost invoke` records them (none: not recorded).
     pub usage: Option<Arc<UsageStore>>,
@@ -64,6 +68,7 @@ impl Default for Options {
             ttl_ms: 60_000,
             page_size: 500,
             page_bytes: 1 << 20,
+            max_read_bytes: 16 << 20,
             usage: None,
         }
     }

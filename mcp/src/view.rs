@@ -20,6 +20,7 @@ use skillhost::session::activation::is_active;
 use skillhost::session::inject::visible_to_model;
 use skillhost::session::render::{RenderOptions, render};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The name of the one tool.
@@ -48,6 +49,12 @@ pub struct View {
     /// use: a view never changes, so neither do they (`crate::listing`
     /// serves them).
     pages: Vec<[OnceLock<Option<Bytes>>; 2]>,
+    /// Which start indexes are page boundaries: the first, and where a
+    /// page cached from a boundary ends. Only those pages are cached, so a
+    /// client forging cursors for every other start (each page a copy of
+    /// up to a MiB) costs the server a page made and dropped, never a page
+    /// kept.
+    boundaries: Vec<AtomicBool>,
 }
 
 impl View {
@@ -109,6 +116,9 @@ impl View {
         view.pages = (0..=view.entries.len())
             .map(|_| Default::default())
             .collect();
+        view.boundaries = (0..=view.entries.len())
+            .map(|i| AtomicBool::new(i == 0))
+            .collect();
         view.prompts = prompts(&view.catalog);
         view.tool = Some(tool(&view.catalog, render_options));
         view
@@ -120,17 +130,38 @@ impl View {
     }
 
     /// The `skills/list` page starting at entry `start` (as 2026-07-28
-    /// gets it when `modern`), made by `make` the first time it is asked
-    /// for (`None`: not kept, answer it otherwise).
+    /// gets it when `modern`), made by `make` (its bytes and how many
+    /// entries it holds when a page follows it; `None`: answer it
+    /// otherwise) and kept when `start` is a page boundary, made again each
+    /// time when it is not.
     pub(crate) fn cached_page(
         &self,
         start: usize,
         modern: bool,
-        make: impl FnOnce() -> Option<Bytes>,
+        make: impl FnOnce() -> Option<(Bytes, Option<usize>)>,
     ) -> Option<Bytes> {
+        let boundary = self.boundaries.get(start)?.load(Ordering::Acquire);
+        if !boundary {
+            return make().map(|(bytes, _)| bytes);
+        }
         self.pages.get(start)?[usize::from(modern)]
-            .get_or_init(make)
+            .get_or_init(|| {
+                let (bytes, count) = make()?;
+                if let Some(next) = count.and_then(|count| self.boundaries.get(start + count)) {
+                    next.store(true, Ordering::Release);
+                }
+                Some(bytes)
+            })
             .clone()
+    }
+
+    /// How many `skills/list` pages this view keeps serialized.
+    pub fn cached_pages(&self) -> usize {
+        self.pages
+            .iter()
+            .flatten()
+            .filter(|page| page.get().is_some_and(Option::is_some))
+            .count()
     }
 
     /// The served skill `name` (its catalog name).

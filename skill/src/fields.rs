@@ -246,14 +246,17 @@ fn split_commas(s: &str, out: &mut dyn FnMut(&str)) {
     split_outside(s, '{', '}', |c| c == ',', out);
 }
 
-pub(crate) fn normalise(
-    raw: &str,
-    fields: &Fields<'_>,
-    default_name: &str,
-    warnings: &mut Vec<Finding>,
-) -> Result<Frontmatter, Finding> {
-    let mut f = Reader::new(fields, warnings);
-    let name = match f.get("name") {
+/// The name a document is served under: its `name` field, trimmed, or
+/// `default_name` (its folder, or a flat file's stem) when it has none.
+/// A `name` that is not text is an error, as is a name unsafe as an
+/// identifier.
+pub fn served_name(fields: &Fields<'_>, default_name: &str) -> Result<String, Finding> {
+    let declared = fields
+        .iter()
+        .find(|(k, _)| k == "name")
+        .map(|(_, v)| v)
+        .filter(|v| !matches!(v, Node::Null));
+    let name = match declared {
         None => default_name.to_string(),
         Some(value) => match value.scalar_text() {
             Some(name) => name.trim().to_string(),
@@ -268,7 +271,19 @@ pub(crate) fn normalise(
         },
     };
     check_name(&name).map_err(|e| Finding::new(None, Some("name"), e.to_string()))?;
+    Ok(name)
+}
 
+/// Every normalised field of `fields` for a skill served as `name` (which
+/// the caller has checked): the shapes each field may take, defaults, brace
+/// expansion and aliases, with a warning for each value of the wrong shape.
+pub(crate) fn normalise_named(
+    raw: &str,
+    fields: &Fields<'_>,
+    name: String,
+    warnings: &mut Vec<Finding>,
+) -> Frontmatter {
+    let mut f = Reader::new(fields, warnings);
     let description = f.text("description");
     if description.is_none() {
         f.warn(
@@ -305,7 +320,7 @@ pub(crate) fn normalise(
         .into_iter()
         .filter(|a| check_name(a).is_ok() && *a != name)
         .collect();
-    Ok(Frontmatter {
+    Frontmatter {
         raw: raw.to_string(),
         name,
         description,
@@ -325,7 +340,7 @@ pub(crate) fn normalise(
         license: f.text("license"),
         compatibility: f.text("compatibility"),
         metadata: f.metadata(),
-    })
+    }
 }
 
 #[cfg(test)]

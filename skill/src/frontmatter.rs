@@ -8,7 +8,8 @@
 //! back to the folder (or flat file) name; a missing `description` is a
 //! warning, not a refusal. Unknown fields are kept in the verbatim text.
 
-use crate::fields::normalise;
+use crate::fields::normalise_named;
+pub use crate::fields::served_name;
 use crate::names::check_name;
 use crate::yaml::parse_fields;
 
@@ -240,18 +241,12 @@ fn parse<'a>(
         return Ok((doc, json.then(|| "{}".to_string())));
     };
     if raw.len() > MAX_FRONTMATTER_BYTES {
-        return Err(Finding::new(
-            Some(1),
-            None,
-            format!(
-                "frontmatter is {} bytes, larger than the 64 KiB limit",
-                raw.len()
-            ),
-        ));
+        return Err(frontmatter_too_large(raw.len()));
     }
     let fields = parse_fields(raw)?;
     let mut warnings = Vec::new();
-    let frontmatter = normalise(raw, &fields, default_name, &mut warnings)?;
+    let name = served_name(&fields, default_name)?;
+    let frontmatter = normalise_named(raw, &fields, name, &mut warnings);
     let json = json.then(|| crate::json::fields_json_text(&fields));
     let doc = Document {
         frontmatter,
@@ -260,6 +255,81 @@ fn parse<'a>(
         warnings,
     };
     Ok((doc, json))
+}
+
+/// A document as a provider sends it over the contract: the verbatim
+/// frontmatter, the JSON of its own parse of it, and the name it is served
+/// under. No field is normalised here: the host derives them from the JSON
+/// with [`from_json`], so every provider's skills follow the same rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head<'a> {
+    /// The YAML between the `---` lines (empty when there is none).
+    pub raw: &'a str,
+    /// The frontmatter as one JSON object (`{}` when there is none).
+    pub json: String,
+    /// The declared name, or `default_name` when none is declared.
+    pub name: String,
+    /// The Markdown after the closing `---` (the whole text when there is
+    /// no frontmatter).
+    pub body: &'a str,
+    /// Whether the document opened with a frontmatter block.
+    pub has_frontmatter: bool,
+}
+
+/// Reads a skill document for the contract: size, UTF-8, the frontmatter
+/// cut and parsed (its YAML, inside the provider's sandbox), the served
+/// name. Fails as [`parse_document`] fails: a broken document is refused
+/// with the same finding.
+pub fn read_document<'a>(bytes: &'a [u8], default_name: &str) -> Result<Head<'a>, Finding> {
+    let Split { raw, body } = split_document(bytes)?;
+    let Some(raw) = raw else {
+        check_name(default_name).map_err(|e| Finding::new(None, Some("name"), e.to_string()))?;
+        return Ok(Head {
+            raw: "",
+            json: "{}".to_string(),
+            name: default_name.to_string(),
+            body,
+            has_frontmatter: false,
+        });
+    };
+    if raw.len() > MAX_FRONTMATTER_BYTES {
+        return Err(frontmatter_too_large(raw.len()));
+    }
+    let fields = parse_fields(raw)?;
+    Ok(Head {
+        raw,
+        name: served_name(&fields, default_name)?,
+        json: crate::json::fields_json_text(&fields),
+        body,
+        has_frontmatter: true,
+    })
+}
+
+/// The typed fields of a skill served as `name`, derived from the JSON of
+/// its frontmatter (`raw` is kept verbatim beside them), with a warning
+/// for each value of the wrong shape. This is how the host reads what a
+/// provider sends: the same rules as [`parse_document`], applied to the
+/// provider's own parse. Fails when `name` is unsafe or the JSON is not one
+/// object.
+pub fn from_json(
+    raw: &str,
+    json: &str,
+    name: &str,
+) -> Result<(Frontmatter, Vec<Finding>), Finding> {
+    check_name(name).map_err(|e| Finding::new(None, Some("name"), e.to_string()))?;
+    let fields = crate::json_fields::parse_fields(json)
+        .map_err(|e| Finding::new(None, None, e.to_string()))?;
+    let mut warnings = Vec::new();
+    let frontmatter = normalise_named(raw, &fields, name.to_string(), &mut warnings);
+    Ok((frontmatter, warnings))
+}
+
+fn frontmatter_too_large(len: usize) -> Finding {
+    Finding::new(
+        Some(1),
+        None,
+        format!("frontmatter is {len} bytes, larger than the 64 KiB limit"),
+    )
 }
 
 /// The finding for a document over [`MAX_DOCUMENT_BYTES`].

@@ -6,7 +6,8 @@
 //! use these functions, so they cannot drift apart.
 //!
 //! - [`frontmatter`]: splitting a document and normalising its fields;
-//!   [`yaml`] parses the YAML, [`json`] gives the JSON view.
+//!   [`yaml`] parses the YAML, [`json`] gives the JSON view, and
+//!   [`json_fields`] reads a provider's JSON back into the same tree.
 //! - [`names`]: which skill names are safe identifiers.
 //! - [`braces`]: brace expansion of `paths` globs.
 //! - [`digest`]: `sha256:<hex>` digests, made and checked.
@@ -32,6 +33,7 @@ mod fast_yaml;
 mod fields;
 pub mod frontmatter;
 pub mod json;
+pub mod json_fields;
 pub mod layout;
 pub mod names;
 pub mod node;

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub mod http;
+pub mod languages;
 pub mod mcp;
 pub mod nginx;
 pub mod template;
@@ -19,6 +20,10 @@ pub static PROBE_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_PROBE_GUEST_WASM"
 
 /// The hostile guest (`tests/guests/hostile`), built from source by `build.rs`.
 pub static HOSTILE_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_HOSTILE_GUEST_WASM"));
+
+/// A `skillhost:provider@0.2.0` component written without the SDK
+/// (`tests/guests/v0-2`), built from source by `build.rs`.
+pub static V0_2_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_V0_2_GUEST_WASM"));
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
@@ -137,5 +142,32 @@ impl ProcessUsage {
     /// Resident memory in KiB.
     pub fn resident_kib(&self) -> u64 {
         self.resident / 1024
+    }
+}
+
+/// Log output captured in memory, as a `tracing_subscriber` writer: tests
+/// read what the host logged.
+#[derive(Clone, Default)]
+pub struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    /// Everything written so far, as text.
+    pub fn text(&self) -> String {
+        let bytes = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        String::from_utf8_lossy(&bytes).into_owned()
     }
 }

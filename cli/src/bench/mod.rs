@@ -15,9 +15,12 @@
 //!   invocation.
 //! - [`serve`]: the MCP server as its clients see it (listing, change to
 //!   notification, memory per session).
+//! - [`component`]: a big provider component's first start, cached start,
+//!   restart after a fault and memory per idle instance.
 
 pub mod catalog;
 pub mod catalog_json;
+pub mod component;
 pub mod latency;
 pub mod remote_mcp;
 pub mod scan;

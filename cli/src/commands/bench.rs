@@ -23,11 +23,15 @@ pub struct Args {
     pub poll: bool,
     pub usage: bool,
     pub catalog_json: bool,
+    pub component: Option<std::path::PathBuf>,
     pub json: bool,
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<ExitCode> {
-    let (json, text) = if a.catalog_json {
+    let (json, text) = if let Some(file) = &a.component {
+        let report = benches::component::run(file, a.reps.max(5))?;
+        (report.to_json(), report.render())
+    } else if a.catalog_json {
         let report = benches::catalog_json::run(a.skills, a.rounds.max(1))?;
         (report.to_json(), report.render())
     } else if a.usage {

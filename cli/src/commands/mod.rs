@@ -153,6 +153,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             poll,
             usage,
             catalog_json,
+            component,
             json,
         } => bench::run(
             &ctx,
@@ -168,6 +169,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 poll,
                 usage,
                 catalog_json,
+                component,
                 json,
             },
         ),

@@ -75,7 +75,7 @@ fn a_failing_provider_exits_1_and_json_and_junit_report_the_failures() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     let component = &json["component"];
     assert_eq!(component["path"], wasm.as_str());
-    assert_eq!(component["wit"], "skillhost:provider@0.2.0");
+    assert_eq!(component["wit"], "skillhost:provider@0.3.0");
     assert_eq!(
         component["sha256"],
         skillhost_skill::digest::sha256_hex(HOSTILE_GUEST)

@@ -40,7 +40,7 @@ fn inspect_prints_the_contract_imports_exports_digest_and_a_pinned_grant() {
     let bytes = std::fs::read(&wasm).unwrap();
     let sha = skillhost_skill::digest::sha256_hex(&bytes);
     assert!(
-        text.contains("contract   skillhost:provider@0.2.0\n"),
+        text.contains("contract   skillhost:provider@0.3.0\n"),
         "{text}"
     );
     assert!(
@@ -50,11 +50,11 @@ fn inspect_prints_the_contract_imports_exports_digest_and_a_pinned_grant() {
     assert!(text.contains(&format!("sha256     {sha}\n")), "{text}");
     // A component imports only the functions it calls.
     assert!(
-        text.contains("\n  skillhost:provider/host@0.2.0  invalidate-provider, watch\n"),
+        text.contains("\n  skillhost:provider/host@0.3.0  invalidate-provider, watch\n"),
         "{text}"
     );
     assert!(
-        text.contains("\n  skillhost:provider/types@0.2.0\n"),
+        text.contains("\n  skillhost:provider/types@0.3.0\n"),
         "{text}"
     );
     // What it declares, asked of an instance granted nothing.
@@ -63,7 +63,7 @@ fn inspect_prints_the_contract_imports_exports_digest_and_a_pinned_grant() {
         "{text}"
     );
     assert!(
-        text.contains("\n  skillhost:provider/provider@0.2.0  manifest, init, snapshot, load, list-resources, read-resource, read-resource-range, on-change, observe\n"),
+        text.contains("\n  skillhost:provider/provider@0.3.0  manifest, init, snapshot, load, list-resources, read-resource, read-resource-range, on-change, observe\n"),
         "{text}"
     );
     // The SDK's std links the environment; the sandbox gives it nothing.
@@ -97,8 +97,8 @@ fn the_printed_grant_parses_and_serves_the_template_from_skillhost_toml() {
     );
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let bytes = std::fs::read(&wasm).unwrap();
-    assert_eq!(value["contract"], "skillhost:provider@0.2.0");
-    assert_eq!(value["version"], "0.2.0");
+    assert_eq!(value["contract"], "skillhost:provider@0.3.0");
+    assert_eq!(value["version"], "0.3.0");
     assert_eq!(value["manifest"]["roots"], "optional");
     assert_eq!(value["size"], bytes.len());
     assert_eq!(value["sha256"], skillhost_skill::digest::sha256_hex(&bytes));
@@ -132,7 +132,7 @@ fn the_printed_grant_parses_and_serves_the_template_from_skillhost_toml() {
     assert_eq!(files["needs"]["key"], "roots");
     assert_eq!(files["denied"], serde_json::Value::Null);
     let exports = value["exports"].as_array().unwrap();
-    assert_eq!(exports[0]["name"], "skillhost:provider/provider@0.2.0");
+    assert_eq!(exports[0]["name"], "skillhost:provider/provider@0.3.0");
 
     // The grant, roots filled in, is a skillhost.toml the host accepts.
     let dir = tempfile::tempdir().unwrap();

@@ -3,6 +3,7 @@
 mod config;
 mod conformance;
 mod inspect;
+mod languages;
 mod reading;
 mod session;
 mod usage;

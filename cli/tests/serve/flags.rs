@@ -2,7 +2,17 @@
 //! file, the token must be usable, and with one every request must carry it.
 
 use crate::support::*;
+use std::os::unix::fs::PermissionsExt as _;
 use std::process::Stdio;
+
+/// A token of 256 bits (`openssl rand -hex 32`).
+const STRONG: &str = "5be0c7a1f3d2e4b6a8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5";
+
+/// Writes `token` to `path`, readable by its owner only.
+fn private_token(path: &std::path::Path, token: &str) {
+    std::fs::write(path, format!("{token}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
 
 fn refused(fixture: &Fixture, args: &[&str]) -> String {
     let root = fixture.root.to_str().unwrap();
@@ -19,7 +29,7 @@ fn a_non_loopback_address_without_a_usable_token_is_refused() {
     let stderr = refused(&fixture, &["--http", "0.0.0.0:0"]);
     assert!(stderr.contains("--token-file"), "{stderr}");
     let short = fixture.base().join("short-token");
-    std::fs::write(&short, "abc\n").unwrap();
+    private_token(&short, "abc");
     let stderr = refused(
         &fixture,
         &[
@@ -29,7 +39,26 @@ fn a_non_loopback_address_without_a_usable_token_is_refused() {
             short.to_str().unwrap(),
         ],
     );
-    assert!(stderr.contains("at least 16 characters"), "{stderr}");
+    assert!(
+        stderr.contains("bits") && stderr.contains("openssl rand"),
+        "{stderr}"
+    );
+    let shared = fixture.base().join("shared-token");
+    std::fs::write(&shared, format!("{STRONG}\n")).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let stderr = refused(
+        &fixture,
+        &[
+            "--http",
+            "0.0.0.0:0",
+            "--token-file",
+            shared.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        stderr.contains("chmod 600"),
+        "a token others may read: {stderr}"
+    );
     let stderr = refused(&fixture, &["--http", "not-an-address"]);
     assert!(stderr.contains("IP:PORT"), "{stderr}");
     let stderr = refused(&fixture, &["--token-file", short.to_str().unwrap()]);
@@ -39,9 +68,9 @@ fn a_non_loopback_address_without_a_usable_token_is_refused() {
 #[test]
 fn with_a_token_file_every_request_without_the_bearer_token_gets_401() {
     let fixture = Fixture::new(&[("a/SKILL.md", b"---\nname: a\ndescription: A\n---\nA\n")]);
-    let token = "s3cret-token-for-the-test-0123";
+    let token = STRONG;
     let file = fixture.base().join("token");
-    std::fs::write(&file, format!("{token}\n")).unwrap();
+    private_token(&file, token);
     let server = Server::start(&fixture, &["--token-file", file.to_str().unwrap()]);
     let discover = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let status = |authorization: Option<String>| {
@@ -70,6 +99,11 @@ fn with_a_token_file_every_request_without_the_bearer_token_gets_401() {
     assert_eq!(status(None), "401");
     assert_eq!(status(Some("Bearer not-the-token-000000".into())), "401");
     assert_eq!(status(Some(format!("Bearer {token}"))), "200");
+    assert_eq!(
+        status(Some(format!("bearer {token}"))),
+        "200",
+        "the scheme in any case"
+    );
 }
 
 #[test]

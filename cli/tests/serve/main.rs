@@ -7,6 +7,7 @@ mod conformance;
 mod conformance_client;
 mod fastmcp;
 mod flags;
+mod languages;
 mod mcp_remote;
 mod python;
 mod remote;

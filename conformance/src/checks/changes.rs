@@ -194,6 +194,49 @@ pub(crate) fn check(session: &mut Session, fixture: &mut Fixture, first: &Observ
     ]
 }
 
+/// `delta` for a provider the kit has no fixture of (it reads no folder,
+/// or was given roots the kit never changes): asked again with nothing
+/// changed, it answers with an empty delta or its whole list, and the view
+/// built from that answer equals a fresh instance's full snapshot.
+pub(crate) fn unchanged(session: &mut Session, first: &Observed) -> Check {
+    let mut held = Held::new(first);
+    let answer = match session.snapshot(Some(held.epoch), false) {
+        Ok(answer) => answer,
+        Err(e) => return Check::fail("delta", format!("asked again: {}", super::said(&e))),
+    };
+    let full = match session.fresh_snapshot() {
+        Ok(full) => full,
+        Err(e) => {
+            return Check::fail(
+                "delta",
+                format!("a fresh instance's snapshot: {}", super::said(&e)),
+            );
+        }
+    };
+    let how = match held.absorb(answer) {
+        Ok(true) => "as a delta",
+        Ok(false) => "whole",
+        Err(e) => return Check::fail("delta", e),
+    };
+    let diff = differences(&held.skills(), &valid(full.entries.iter()));
+    if diff.is_empty() {
+        Check::pass(
+            "delta",
+            format!(
+                "asked again with nothing changed, it answered {how}, and the host's view equals a fresh full snapshot"
+            ),
+        )
+    } else {
+        Check::fail(
+            "delta",
+            format!(
+                "asked again with nothing changed, the view built from its answer differs from a fresh full snapshot: {}",
+                diff.join(", ")
+            ),
+        )
+    }
+}
+
 #[cfg(test)]
 #[path = "changes_tests.rs"]
 mod tests;

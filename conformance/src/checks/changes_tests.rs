@@ -16,6 +16,7 @@ fn entry(name: &str, description: &str) -> ObservedEntry {
             frontmatter,
             json: None,
         }),
+        warnings: Vec::new(),
     }
 }
 

@@ -4,6 +4,7 @@
 //! the sandbox will deny, and what it tried at run time and was refused.
 
 use crate::report::Check;
+use skillhost::sandbox::Manifest;
 use skillhost::sandbox::SandboxEngine;
 use skillhost::sandbox::describe::{Description, supported_list};
 use skillhost::sandbox::manifest::manifest as declared;
@@ -36,9 +37,18 @@ pub(crate) fn contract(described: &Result<Description, skillhost::Error>) -> Che
 /// Asks a 0.2.0 component for its manifest, as `inspect` and the trust
 /// prompt do: it must answer, within the deadline, without `init` and with
 /// nothing granted. A 0.1.0 component has none to give.
-pub(crate) fn manifest(engine: &SandboxEngine, bytes: &[u8], d: &Description) -> Check {
+/// The check, and the manifest when one came back (the run follows it:
+/// a provider that reads no folder is not given the fixture tree).
+pub(crate) fn manifest(
+    engine: &SandboxEngine,
+    bytes: &[u8],
+    d: &Description,
+) -> (Check, Option<Manifest>) {
     if d.contract.version == "0.1.0" {
-        return Check::skip("manifest", "a 0.1.0 component declares no manifest");
+        return (
+            Check::skip("manifest", "a 0.1.0 component declares no manifest"),
+            None,
+        );
     }
     let answer = engine
         .load(bytes)
@@ -47,12 +57,18 @@ pub(crate) fn manifest(engine: &SandboxEngine, bytes: &[u8], d: &Description) ->
             declared(engine, &c).map_err(|f| skillhost::text::shown(&f.to_string(), 400))
         });
     match answer {
-        Ok(Some(m)) => Check::pass("manifest", m.lines().join("; ")),
-        Ok(None) => Check::fail(
-            "manifest",
-            format!("{} but no manifest came back", d.contract),
+        Ok(Some(m)) => (Check::pass("manifest", m.lines().join("; ")), Some(m)),
+        Ok(None) => (
+            Check::fail(
+                "manifest",
+                format!("{} but no manifest came back", d.contract),
+            ),
+            None,
         ),
-        Err(e) => Check::fail("manifest", format!("asked with nothing granted: {e}")),
+        Err(e) => (
+            Check::fail("manifest", format!("asked with nothing granted: {e}")),
+            None,
+        ),
     }
 }
 

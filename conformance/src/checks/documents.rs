@@ -1,34 +1,45 @@
-//! `load`: every listed name loads a document of that name; `resources`:
+//! `load`: every listed skill loads a document of that name with the
+//! frontmatter it was listed with; `resources`:
 //! every listed file of a skill reads back with its size and digest (and,
 //! on the fixture, the nested bundle is a file of the outer skill).
 
 use crate::fixture::NESTED_RESOURCE;
 use crate::report::Check;
 use crate::session::Session;
-use skillhost::Error;
 use skillhost::error::ProviderErrorKind;
+use skillhost::{Error, Skill};
 use skillhost_skill::digest;
 
-/// Loads every name.
-pub(crate) fn load(session: &mut Session, names: &[String]) -> Check {
-    if names.is_empty() {
+/// Loads every listed skill.
+pub(crate) fn load(session: &mut Session, listed: &[Skill]) -> Check {
+    if listed.is_empty() {
         return Check::skip("load", "it lists no skills to load");
     }
     let mut problems = Vec::new();
-    for name in names {
+    for skill in listed {
+        let name = skill.name();
         match session.call("load", format!("load({name:?})"), |i| i.load(name)) {
-            Ok(doc) if doc.skill.name() == name => {}
-            Ok(doc) => problems.push(format!(
+            Ok(doc) if doc.skill.name() != name => problems.push(format!(
                 "load({name:?}) returned a document named {:?}",
                 doc.skill.name()
             )),
+            Ok(doc) if doc.skill.frontmatter != skill.frontmatter => problems.push(format!(
+                "load({name:?}) returned other frontmatter than it listed"
+            )),
+            Ok(doc) if doc.skill.frontmatter_json() != skill.frontmatter_json() => problems.push(
+                format!("load({name:?}) returned other frontmatter JSON than it listed"),
+            ),
+            Ok(_) => {}
             Err(e) => problems.push(format!("load({name:?}): {}", super::said(&e))),
         }
     }
     Check::from_problems(
         "load",
         &problems,
-        format!("{} documents loaded, each named as listed", names.len()),
+        format!(
+            "{} documents loaded, each named and with the frontmatter as listed",
+            listed.len()
+        ),
     )
 }
 

@@ -7,6 +7,7 @@ pub(crate) mod changes;
 pub(crate) mod contract;
 pub(crate) mod documents;
 pub(crate) mod fixture;
+pub(crate) mod observe;
 pub(crate) mod stability;
 pub(crate) mod startup;
 pub(crate) mod timing;

@@ -1,9 +1,10 @@
 //! Where a skill's files are.
 //!
 //! A local skill is a file on this machine; a remote one is a URL; a
-//! bundled one lives inside its component. Keeping the three apart means a
-//! URL is never taken for a path (and never opened as one), while each
-//! still prints the way users read it.
+//! bundled one lives inside its component; a provider that reads no folder
+//! names its documents in a namespace of its own. Keeping these apart means
+//! a URL or a provider's name is never taken for a path (and never opened
+//! as one), while each still prints the way users read it.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,15 @@ pub enum Location {
     /// A file compiled into a provider component, by its `/`-separated path
     /// inside it (empty for the component itself). Shown as `bundled:/path`.
     Bundled(String),
+    /// A document in a provider's own namespace: skills held in memory,
+    /// fetched from an origin, or anywhere else that is not a granted
+    /// folder. Shown as `<provider>:<path>`.
+    Provided {
+        /// The id of the provider whose namespace it is.
+        provider: String,
+        /// Relative and `/`-separated.
+        path: String,
+    },
 }
 
 impl Location {
@@ -24,7 +34,7 @@ impl Location {
     pub fn as_path(&self) -> Option<&Path> {
         match self {
             Location::Path(path) => Some(path),
-            Location::Url(_) | Location::Bundled(_) => None,
+            Location::Url(_) | Location::Bundled(_) | Location::Provided { .. } => None,
         }
     }
 
@@ -39,6 +49,10 @@ impl Location {
             Location::Url(url) => Location::Url(format!("{}/{rest}", url.trim_end_matches('/'))),
             Location::Bundled(inner) if inner.is_empty() => Location::Bundled(rest.to_string()),
             Location::Bundled(inner) => Location::Bundled(format!("{inner}/{rest}")),
+            Location::Provided { provider, path } => Location::Provided {
+                provider: provider.clone(),
+                path: format!("{path}/{rest}"),
+            },
         }
     }
 
@@ -46,7 +60,9 @@ impl Location {
     pub fn file_name(&self) -> Option<&str> {
         match self {
             Location::Path(path) => path.file_name()?.to_str(),
-            Location::Url(text) | Location::Bundled(text) => text
+            Location::Url(text)
+            | Location::Bundled(text)
+            | Location::Provided { path: text, .. } => text
                 .trim_end_matches('/')
                 .rsplit('/')
                 .next()
@@ -62,6 +78,7 @@ impl std::fmt::Display for Location {
             Location::Url(url) => f.write_str(url),
             Location::Bundled(inner) if inner.is_empty() => f.write_str("bundled:"),
             Location::Bundled(inner) => write!(f, "bundled:/{inner}"),
+            Location::Provided { provider, path } => write!(f, "{provider}:{path}"),
         }
     }
 }
@@ -109,5 +126,13 @@ mod tests {
             "bundled:/a/SKILL.md"
         );
         assert_eq!(bundled.join("a").join("b").to_string(), "bundled:/a/b");
+        let provided = Location::Provided {
+            provider: "team".into(),
+            path: "greeting".into(),
+        };
+        let document = provided.join("SKILL.md");
+        assert_eq!(document.to_string(), "team:greeting/SKILL.md");
+        assert_eq!(document.as_path(), None);
+        assert_eq!(document.file_name(), Some("SKILL.md"));
     }
 }

@@ -1,6 +1,7 @@
 //! Applying an observation — whole, or the changes since one the host
 //! holds — to what the host keeps of a provider, validating every new entry
-//! at the boundary. Pure: no instance, no locks.
+//! at the boundary. No instance is touched: the observation is data. A
+//! large one is checked on two threads (each entry's checks stand alone).
 
 use super::ahead::Early;
 use super::boundary::{self, Caps};
@@ -10,7 +11,7 @@ use crate::cores::cores;
 use crate::model::{Diagnostic, Scope, Skill};
 use crate::sandbox::Grants;
 use crate::sandbox::InstanceId;
-use crate::sandbox::bindings::latest::types as wit;
+use crate::sandbox::contract as wit;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -26,6 +27,9 @@ pub(crate) struct Held {
     skills: BTreeMap<String, Arc<Skill>>,
     /// Entries refused at the boundary, by document path.
     rejected: BTreeMap<String, Diagnostic>,
+    /// The field rules' warnings about kept skills, by document path: a
+    /// delta does not resend an unchanged entry, so they are kept with it.
+    warnings: BTreeMap<String, Vec<Diagnostic>>,
 }
 
 impl Held {
@@ -90,18 +94,24 @@ pub(super) struct Incoming {
     pub check: Check,
 }
 
+/// A skill that passed the boundary, and the field rules' warnings about it.
+pub(super) type Kept = (Arc<Skill>, Vec<Diagnostic>);
+
 pub(super) enum Check {
-    Done(Result<Arc<Skill>, String>),
+    Done(Result<Kept, String>),
     /// Boxed, so a list of checked entries is a list of pointers.
     Due(Box<wit::SkillEntry>),
 }
 
 /// Validates one entry and gives it the source's scope and namespace.
-fn checked(entry: wit::SkillEntry, from: &Source<'_>) -> Result<Arc<Skill>, String> {
-    let mut skill = boundary::skill(entry, from.grants, from.id, from.caps)?;
+fn checked(entry: wit::SkillEntry, from: &Source<'_>) -> Result<Kept, String> {
+    let boundary::Checked {
+        mut skill,
+        warnings,
+    } = boundary::skill(entry, from.grants, from.id, from.caps)?;
     skill.scope = from.scope;
     from.namespace.apply(&mut skill);
-    Ok(Arc::new(skill))
+    Ok((Arc::new(skill), warnings))
 }
 
 impl Incoming {
@@ -118,7 +128,7 @@ impl Incoming {
         }
     }
 
-    fn skill(self, from: &Source<'_>) -> (String, usize, Result<Arc<Skill>, String>) {
+    fn skill(self, from: &Source<'_>) -> (String, usize, Result<Kept, String>) {
         let skill = match self.check {
             Check::Done(skill) => skill,
             Check::Due(entry) => checked(*entry, from),
@@ -175,11 +185,13 @@ pub(crate) fn absorb(
         None => {
             held.skills.clear();
             held.rejected.clear();
+            held.warnings.clear();
         }
         Some(base) if Some(base) == held.epoch => {
             for path in obs.removed.iter().take(caps.max_skills) {
                 held.skills.remove(path);
                 held.rejected.remove(path);
+                held.warnings.remove(path);
             }
         }
         Some(base) => {
@@ -190,6 +202,7 @@ pub(crate) fn absorb(
             held.epoch = None;
             held.skills.clear();
             held.rejected.clear();
+            held.warnings.clear();
             return Absorbed {
                 view: ProviderView {
                     diagnostics: vec![
@@ -219,13 +232,19 @@ pub(crate) fn absorb(
             Ok(_) if bytes.saturating_add(size) > caps.max_observation_bytes => {
                 too_big += 1;
             }
-            Ok(skill) => {
+            Ok((skill, warnings)) => {
                 bytes += size;
                 held.rejected.remove(&path);
+                if warnings.is_empty() {
+                    held.warnings.remove(&path);
+                } else {
+                    held.warnings.insert(path.clone(), warnings);
+                }
                 held.skills.insert(path, skill);
             }
             Err(reason) => {
                 held.skills.remove(&path);
+                held.warnings.remove(&path);
                 if held.rejected.len() >= caps.max_rejected && !held.rejected.contains_key(&path) {
                     unremembered += 1;
                     continue;
@@ -237,6 +256,7 @@ pub(crate) fn absorb(
     }
     held.epoch = Some(obs.epoch);
     let mut diagnostics: Vec<Diagnostic> = held.rejected.values().cloned().collect();
+    diagnostics.extend(held.warnings.values().flatten().cloned());
     if overflow > 0 {
         diagnostics.push(
             Diagnostic::error(

@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::sandbox::{GrantedRoot, Mount};
-use skillhost_skill::frontmatter::Frontmatter;
 
 pub(in crate::provider) fn grants() -> Grants {
     Grants {
@@ -20,32 +19,18 @@ pub(in crate::provider) fn grants() -> Grants {
 }
 
 pub(in crate::provider) fn entry(name: &str) -> wit::SkillEntry {
-    let f = Frontmatter::defaults(name);
+    with_fields(name, r#""description":"d""#)
+}
+
+/// A 0.3.0 entry whose frontmatter JSON holds `fields` (`"k":v` pairs).
+pub(in crate::provider) fn with_fields(name: &str, fields: &str) -> wit::SkillEntry {
     wit::SkillEntry {
-        frontmatter: wit::Frontmatter {
-            raw: f.raw,
-            json: "{}".to_string(),
-            name: f.name,
-            description: Some("d".into()),
-            when_to_use: None,
-            argument_hint: None,
-            context: wit::InvocationContext::Inline,
-            model: None,
-            effort: None,
-            allowed_tools: Vec::new(),
-            user_invocable: true,
-            disable_model_invocation: false,
-            paths: Vec::new(),
-            aliases: Vec::new(),
-            version: None,
-            agent: None,
-            pinned: false,
-            license: None,
-            compatibility: None,
-            metadata: Vec::new(),
-        },
+        name: name.to_string(),
+        raw: String::new(),
+        json: format!("{{{fields}}}"),
         path: format!("/skills/0/{name}/SKILL.md"),
         base: format!("/skills/0/{name}"),
+        given: None,
     }
 }
 
@@ -139,6 +124,34 @@ fn a_rejected_entry_is_a_diagnostic_until_it_is_fixed() {
 }
 
 #[test]
+fn a_kept_skills_field_warnings_last_as_long_as_it_does() {
+    let mut held = Held::default();
+    let odd = with_fields("odd", r#""context":"sideways""#);
+    let first = absorb_into(&mut held, observation(1, None, vec![odd], &[]));
+    let fields = |a: &Absorbed| -> Vec<Option<String>> {
+        a.view.diagnostics.iter().map(|d| d.field.clone()).collect()
+    };
+    // No description, and a context that is neither inline nor fork.
+    assert_eq!(
+        fields(&first),
+        [Some("description".into()), Some("context".into())]
+    );
+    // A delta that does not resend it keeps its warnings...
+    let delta = absorb_into(&mut held, observation(2, Some(1), vec![entry("b")], &[]));
+    assert_eq!(fields(&delta), fields(&first));
+    // ...and they go with it.
+    let gone = absorb_into(
+        &mut held,
+        observation(3, Some(2), vec![], &["/skills/0/odd/SKILL.md"]),
+    );
+    assert!(
+        gone.view.diagnostics.is_empty(),
+        "{:?}",
+        gone.view.diagnostics
+    );
+}
+
+#[test]
 fn observations_from_another_instance_start_afresh() {
     let mut held = Held::default();
     held.follow(InstanceId::next());
@@ -162,7 +175,7 @@ fn a_large_observation_is_checked_in_parallel_and_kept_as_if_checked_in_order() 
         })
         .collect();
     let mut again = entry("s0001");
-    again.frontmatter.description = Some("the later one".into());
+    again.json = r#"{"description":"the later one"}"#.into();
     entries.push(again);
     let mut held = Held::default();
     let absorbed = absorb_into(&mut held, observation(1, None, entries, &[]));
@@ -199,7 +212,7 @@ fn every_kept_skill_gets_the_source_scope_and_namespace_whether_checked_in_turn_
         let entries = (0..count)
             .map(|i| {
                 let mut e = entry(&format!("s{i:04}"));
-                e.frontmatter.aliases = vec![format!("a{i:04}")];
+                e.json = format!(r#"{{"description":"d","aliases":["a{i:04}"]}}"#);
                 e
             })
             .collect();

@@ -17,7 +17,7 @@ use super::boundary::Caps;
 use super::namespace::Namespace;
 use crate::cores::cores;
 use crate::model::Scope;
-use crate::sandbox::bindings::latest::types as wit;
+use crate::sandbox::contract as wit;
 use crate::sandbox::{Ahead, Grants};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};

@@ -39,7 +39,7 @@ fn entries_sent_ahead_lead_the_answer_and_the_answers_entry_for_a_document_stand
         ["/skills/0/a/SKILL.md", "/skills/0/b/SKILL.md"]
     );
     let mut again = entry("b");
-    again.frontmatter.description = Some("from the answer".into());
+    again.json = r#"{"description":"from the answer"}"#.into();
     let absorbed = absorb(
         &mut Held::default(),
         early,
@@ -70,7 +70,7 @@ fn many_entries_are_checked_on_the_helper_in_the_order_sent() {
     let mut sent = Vec::new();
     for start in [0, 100, 200] {
         let mut part = batch(start, 100);
-        part[7].frontmatter.name = "bad/name".to_string();
+        part[7].name = "bad/name".to_string();
         sent.extend(part.iter().map(|e| e.path.clone()));
         sink(part);
     }

@@ -3,14 +3,20 @@
 //! becomes a diagnostic against the provider, never a panic, and the host
 //! never touches a path because a provider named it: guest paths are
 //! translated through the grants, which is pure string work.
+//!
+//! A skill's typed fields are derived here from the JSON the provider made
+//! of its frontmatter, with the format crate's one set of field rules
+//! (`skillhost_skill::frontmatter::from_json`): the host parses bounded
+//! JSON, never a provider's YAML, and every provider's skills read the
+//! same way. A 0.1.0 or 0.2.0 component's own fields are kept as given.
 
 use crate::model::{Diagnostic, Scope, Severity, Skill, SkillDocument, SkillResource};
 use crate::sandbox::Grants;
-use crate::sandbox::bindings::latest::types as wit;
+use crate::sandbox::contract as wit;
 use crate::text::{clip, shown};
 use skillhost_skill::digest;
 use skillhost_skill::frontmatter::{
-    Context, Frontmatter, MAX_DOCUMENT_BYTES, MAX_FRONTMATTER_BYTES,
+    Finding, Frontmatter, MAX_DOCUMENT_BYTES, MAX_FRONTMATTER_BYTES, from_json,
 };
 use skillhost_skill::names::check_name;
 use skillhost_skill::segments;
@@ -67,15 +73,21 @@ impl Default for Caps {
 }
 
 /// Roughly what an entry costs the host to hold: the bytes of its texts.
-pub fn entry_bytes(entry: &wit::SkillEntry) -> usize {
-    let f = &entry.frontmatter;
+pub(crate) fn entry_bytes(entry: &wit::SkillEntry) -> usize {
+    let given = entry.given.as_deref().map_or(0, fields_bytes);
+    entry.name.len()
+        + entry.path.len()
+        + entry.base.len()
+        + entry.raw.len()
+        + entry.json.len()
+        + given
+}
+
+/// The bytes of a frontmatter's normalised texts.
+fn fields_bytes(f: &Frontmatter) -> usize {
     let text = |t: &Option<String>| t.as_ref().map_or(0, String::len);
     let list = |l: &[String]| l.iter().map(String::len).sum::<usize>();
-    entry.path.len()
-        + entry.base.len()
-        + f.raw.len()
-        + f.json.len()
-        + f.name.len()
+    f.name.len()
         + text(&f.description)
         + text(&f.when_to_use)
         + text(&f.argument_hint)
@@ -95,7 +107,7 @@ pub fn entry_bytes(entry: &wit::SkillEntry) -> usize {
 }
 
 /// Translates and validates a provider's diagnostics (capped).
-pub fn diagnostics(
+pub(crate) fn diagnostics(
     list: Vec<wit::Diagnostic>,
     grants: &Grants,
     source: &str,
@@ -134,7 +146,7 @@ pub fn rejected(entry_path: &str, grants: &Grants, source: &str, reason: &str) -
 /// Translates a provider's diagnostic: paths mapped to the host, text
 /// clipped and cleaned of control characters (which would let a provider
 /// forge lines in listings and logs).
-pub fn diagnostic(d: wit::Diagnostic, grants: &Grants, source: &str) -> Diagnostic {
+pub(crate) fn diagnostic(d: wit::Diagnostic, grants: &Grants, source: &str) -> Diagnostic {
     let path = grants
         .locate(&d.path)
         .map_or_else(|| shown(&d.path, 1024), |l| l.to_string());
@@ -151,13 +163,24 @@ pub fn diagnostic(d: wit::Diagnostic, grants: &Grants, source: &str) -> Diagnost
     }
 }
 
-/// Validates one skill entry.
-pub fn skill(
+/// A skill entry that passed the boundary, and the warnings the field
+/// rules gave about its frontmatter (values of the wrong shape, a missing
+/// description), which hold as long as the entry does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checked {
+    /// The skill.
+    pub skill: Skill,
+    /// Warnings about its fields, against its document.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Validates one skill entry and derives its fields.
+pub(crate) fn skill(
     entry: wit::SkillEntry,
     grants: &Grants,
     source: &str,
     caps: &Caps,
-) -> Result<Skill, String> {
+) -> Result<Checked, String> {
     let path = grants.locate(&entry.path).ok_or_else(|| {
         format!(
             "path {:?} is outside the provider's grants",
@@ -170,42 +193,73 @@ pub fn skill(
             clip(&entry.base, 256)
         )
     })?;
-    let mut fields = entry.frontmatter;
-    let json = checked_json(std::mem::take(&mut fields.json), caps)?;
-    Ok(Skill {
-        source: source.to_string(),
-        scope: Scope::User,
-        path,
-        base,
-        frontmatter: frontmatter(fields, caps)?,
-        json: Some(json),
+    check_name(&entry.name).map_err(|e| format!("{e} ({:?})", clip(&entry.name, 80)))?;
+    if entry.raw.len() > caps.max_frontmatter {
+        return Err(format!(
+            "frontmatter is {} bytes, over the {} byte cap",
+            entry.raw.len(),
+            caps.max_frontmatter
+        ));
+    }
+    // JSON escapes make it longer than the YAML it renders.
+    let json_cap = caps.max_frontmatter.saturating_mul(2);
+    if entry.json.len() > json_cap {
+        return Err(format!(
+            "frontmatter JSON is {} bytes, over the {json_cap} byte cap",
+            entry.json.len()
+        ));
+    }
+    let (frontmatter, findings) = match entry.given {
+        Some(mut given) => {
+            checked_given_json(&entry.json)?;
+            given.raw = entry.raw;
+            given.name = entry.name;
+            (*given, Vec::new())
+        }
+        None => from_json(&entry.raw, &entry.json, &entry.name).map_err(|f| f.message)?,
+    };
+    let frontmatter = within_caps(frontmatter, caps)?;
+    let shown_at = path.to_string();
+    let warnings = findings
+        .into_iter()
+        .map(|finding| field_warning(&shown_at, source, finding))
+        .collect();
+    Ok(Checked {
+        skill: Skill {
+            source: source.to_string(),
+            scope: Scope::User,
+            path,
+            base,
+            frontmatter,
+            json: Some(Arc::from(entry.json)),
+        },
+        warnings,
     })
 }
 
-/// Checks the frontmatter JSON a provider made: one JSON object (or
-/// `null`, "not YAML the parser accepts", as 0.1.0's conversion says it),
-/// within the cap. Checked without building it (the host holds the text
-/// and parses it only where the JSON is shown).
-fn checked_json(json: String, caps: &Caps) -> Result<Arc<str>, String> {
-    // JSON escapes make it longer than the YAML it renders.
-    let cap = caps.max_frontmatter.saturating_mul(2);
-    if json.len() > cap {
-        return Err(format!(
-            "frontmatter JSON is {} bytes, over the {cap} byte cap",
-            json.len()
-        ));
-    }
+fn field_warning(path: &str, source: &str, finding: Finding) -> Diagnostic {
+    let mut d = Diagnostic::warning(path, shown(&finding.message, 2048)).from_source(source);
+    d.line = finding.line;
+    d.field = finding.field.map(|f| shown(&f, 64));
+    d
+}
+
+/// Checks the frontmatter JSON a 0.1.0 or 0.2.0 component came with: one
+/// JSON object, or `null` ("not YAML the parser accepts", as 0.1.0's
+/// conversion says it). Its fields were given, so it is checked without
+/// being built (the host parses it only where the JSON is shown).
+fn checked_given_json(json: &str) -> Result<(), String> {
     let text = json.trim_start();
     if !(text.starts_with('{') || text.starts_with("null")) {
         return Err("frontmatter JSON is not a JSON object".to_string());
     }
     serde_json::from_str::<serde::de::IgnoredAny>(text)
         .map_err(|e| format!("frontmatter JSON does not parse: {e}"))?;
-    Ok(Arc::from(json))
+    Ok(())
 }
 
 /// Validates a loaded document.
-pub fn document(
+pub(crate) fn document(
     doc: wit::SkillDocument,
     grants: &Grants,
     source: &str,
@@ -219,13 +273,16 @@ pub fn document(
         ));
     }
     Ok(SkillDocument {
-        skill: skill(doc.entry, grants, source, caps)?,
+        skill: skill(doc.entry, grants, source, caps)?.skill,
         body: doc.body,
     })
 }
 
 /// Validates a resource listing.
-pub fn resources(list: Vec<wit::Resource>, caps: &Caps) -> Result<Vec<SkillResource>, String> {
+pub(crate) fn resources(
+    list: Vec<wit::Resource>,
+    caps: &Caps,
+) -> Result<Vec<SkillResource>, String> {
     if list.len() > caps.max_resources {
         return Err(format!(
             "listed {} files, over the limit of {} per skill",
@@ -261,26 +318,21 @@ pub fn resources(list: Vec<wit::Resource>, caps: &Caps) -> Result<Vec<SkillResou
         .collect()
 }
 
-fn frontmatter(f: wit::Frontmatter, caps: &Caps) -> Result<Frontmatter, String> {
-    check_name(&f.name).map_err(|e| format!("{e} ({:?})", clip(&f.name, 80)))?;
-    if f.raw.len() > caps.max_frontmatter {
-        return Err(format!(
-            "frontmatter is {} bytes, over the {} byte cap",
-            f.raw.len(),
-            caps.max_frontmatter
-        ));
-    }
-    let text = |field: &str, value: Option<String>| -> Result<Option<String>, String> {
+/// The fields, refused when any is over its cap (given fields are the
+/// provider's word; derived ones are bounded by the JSON's size, but one
+/// field may still be longer than the host keeps).
+fn within_caps(f: Frontmatter, caps: &Caps) -> Result<Frontmatter, String> {
+    let text = |field: &str, value: &Option<String>| -> Result<(), String> {
         match value {
             Some(v) if v.len() > caps.max_text => Err(format!(
                 "{field} is {} bytes, over the {} byte cap",
                 v.len(),
                 caps.max_text
             )),
-            other => Ok(other),
+            _ => Ok(()),
         }
     };
-    let list = |field: &str, items: Vec<String>| -> Result<Vec<String>, String> {
+    let list = |field: &str, items: &[String]| -> Result<(), String> {
         if items.len() > caps.max_list {
             return Err(format!(
                 "{field} has {} items, over the cap of {}",
@@ -294,10 +346,21 @@ fn frontmatter(f: wit::Frontmatter, caps: &Caps) -> Result<Frontmatter, String> 
                 long.len()
             ));
         }
-        Ok(items)
+        Ok(())
     };
-    let aliases = list("aliases", f.aliases)?;
-    if let Some(bad) = aliases.iter().find(|a| check_name(a).is_err()) {
+    text("description", &f.description)?;
+    text("when_to_use", &f.when_to_use)?;
+    text("argument-hint", &f.argument_hint)?;
+    text("model", &f.model)?;
+    text("effort", &f.effort)?;
+    text("version", &f.version)?;
+    text("agent", &f.agent)?;
+    text("license", &f.license)?;
+    text("compatibility", &f.compatibility)?;
+    list("allowed-tools", &f.allowed_tools)?;
+    list("paths", &f.paths)?;
+    list("aliases", &f.aliases)?;
+    if let Some(bad) = f.aliases.iter().find(|a| check_name(a).is_err()) {
         return Err(format!("alias {:?} is not a safe name", clip(bad, 80)));
     }
     if f.metadata.len() > caps.max_list {
@@ -313,30 +376,7 @@ fn frontmatter(f: wit::Frontmatter, caps: &Caps) -> Result<Frontmatter, String> 
     {
         return Err("a metadata entry is over the length cap".to_string());
     }
-    Ok(Frontmatter {
-        description: text("description", f.description)?,
-        when_to_use: text("when_to_use", f.when_to_use)?,
-        argument_hint: text("argument-hint", f.argument_hint)?,
-        context: match f.context {
-            wit::InvocationContext::Inline => Context::Inline,
-            wit::InvocationContext::Fork => Context::Fork,
-        },
-        model: text("model", f.model)?,
-        effort: text("effort", f.effort)?,
-        allowed_tools: list("allowed-tools", f.allowed_tools)?,
-        user_invocable: f.user_invocable,
-        disable_model_invocation: f.disable_model_invocation,
-        paths: list("paths", f.paths)?,
-        aliases,
-        version: text("version", f.version)?,
-        agent: text("agent", f.agent)?,
-        pinned: f.pinned,
-        license: text("license", f.license)?,
-        compatibility: text("compatibility", f.compatibility)?,
-        metadata: f.metadata,
-        raw: f.raw,
-        name: f.name,
-    })
+    Ok(f)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use super::spec::ChangeKind;
 use crate::error::{Error, ProviderErrorKind};
 use crate::model::{SkillDocument, SkillResource};
 use crate::sandbox::Fault;
-use crate::sandbox::bindings::latest::types as wit;
+use crate::sandbox::contract as wit;
 use crate::text::clip;
 use std::path::PathBuf;
 

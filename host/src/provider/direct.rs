@@ -16,7 +16,7 @@ use super::lifecycle::granted;
 use super::spec::{ChangeKind, ProviderSpec};
 use crate::error::Error;
 use crate::model::{Diagnostic, Skill, SkillDocument, SkillResource};
-use crate::sandbox::bindings::latest::types as wit;
+use crate::sandbox::contract as wit;
 use crate::sandbox::{
     Fault, FaultKind, Grants, Instance, InstanceId, Refusals, SandboxEngine, Start, Upcalls,
     WatchTarget,
@@ -56,6 +56,9 @@ pub struct ObservedEntry {
     pub bytes: usize,
     /// The skill, or why the host refuses the entry.
     pub verdict: Result<Skill, String>,
+    /// What the field rules warned about its frontmatter (a value of the
+    /// wrong shape, a missing description), as the catalog shows it.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// An observation exactly as the provider answered it.
@@ -129,7 +132,7 @@ impl DirectInstance {
             invalidations: AtomicU64::new(0),
             watches: Mutex::new(Vec::new()),
         });
-        let refusals = Refusals::default();
+        let refusals = Refusals::new(&spec.id);
         let instance = Instance::start(Start {
             engine,
             component: &spec.component,
@@ -205,10 +208,19 @@ impl DirectInstance {
         let entries = skills
             .into_iter()
             .take(caps.max_skills)
-            .map(|entry| ObservedEntry {
-                path: entry.path.clone(),
-                bytes: boundary::entry_bytes(&entry),
-                verdict: boundary::skill(entry, grants, id, caps),
+            .map(|entry| {
+                let path = entry.path.clone();
+                let bytes = boundary::entry_bytes(&entry);
+                let (verdict, warnings) = match boundary::skill(entry, grants, id, caps) {
+                    Ok(checked) => (Ok(checked.skill), checked.warnings),
+                    Err(reason) => (Err(reason), Vec::new()),
+                };
+                ObservedEntry {
+                    path,
+                    bytes,
+                    verdict,
+                    warnings,
+                }
             })
             .collect();
         Ok(Observed {
@@ -291,6 +303,13 @@ impl DirectInstance {
         self.call(|i| i.observe(&guest))
     }
 
+    /// Calls `observe` with guest paths as given, whether or not they lie
+    /// in a grant (a provider that reads no folder is still asked, with
+    /// paths of its own namespace).
+    pub fn observe_guest(&mut self, paths: &[String]) -> Result<(), Error> {
+        self.call(|i| i.observe(paths))
+    }
+
     /// How many times the instance called `invalidate-provider` (within
     /// its rate; a flood faults the call instead).
     pub fn invalidations(&self) -> u64 {
@@ -312,9 +331,14 @@ impl DirectInstance {
             .collect()
     }
 
-    /// Capabilities it tried to use and was refused.
+    /// Capabilities it tried to use and was refused, one line per kind.
     pub fn refusals(&self) -> Vec<String> {
         self.refusals.list()
+    }
+
+    /// Each kind of refusal, with its first message and count.
+    pub fn refusal_counts(&self) -> Vec<crate::sandbox::Refusal> {
+        self.refusals.all()
     }
 
     /// Bytes of linear memory it has grown to (none once it is dead).

@@ -82,7 +82,8 @@ pub(super) fn granted(spec: &ProviderSpec) -> (Arc<Grants>, ProviderConfig) {
     let grants = Arc::new(
         Grants::for_roots(&spec.roots)
             .with_virtual(&spec.virtual_roots)
-            .with_origins(&spec.origins),
+            .with_origins(&spec.origins)
+            .with_namespace(&spec.id),
     );
     let config = ProviderConfig {
         id: spec.id.clone(),

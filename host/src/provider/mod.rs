@@ -102,9 +102,9 @@ impl Provider {
         Arc::new(Provider {
             signals: ProviderSignals::new(&spec.id),
             namespace: Namespace(spec.namespace.clone()),
+            refusals: Refusals::new(&spec.id),
             spec,
             engine: engine.clone(),
-            refusals: Refusals::default(),
             instance: Mutex::new(None),
             health: Mutex::new(Health::default()),
             held: Mutex::new(Held::default()),
@@ -161,9 +161,15 @@ impl Provider {
         self.spec.poll
     }
 
-    /// Capabilities the provider tried to use and was refused.
+    /// Capabilities the provider tried to use and was refused, one line
+    /// per kind (benign ones included, with how often they recurred).
     pub fn refusals(&self) -> Vec<String> {
         self.refusals.list()
+    }
+
+    /// Each kind of refusal, with its first message and count.
+    pub fn refusal_counts(&self) -> Vec<crate::sandbox::Refusal> {
+        self.refusals.all()
     }
 
     /// The paths its live instance asked to watch (the last known ones

@@ -8,7 +8,7 @@ use super::absorb::absorb;
 use super::ahead::{Receiver, Sender};
 use crate::model::{Diagnostic, Skill};
 use crate::sandbox::Fault;
-use crate::sandbox::bindings::latest::types as wit;
+use crate::sandbox::contract as wit;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -167,10 +167,11 @@ impl Provider {
         }
     }
 
-    /// The view with the capabilities the provider was refused, as
-    /// warnings.
+    /// The view with the capabilities the provider was refused that its
+    /// author must act on, as warnings (one per kind; the benign ones, such
+    /// as an empty environment, are only logged).
     fn with_refusals(&self, view: Arc<ProviderView>) -> Arc<ProviderView> {
-        let refusals = self.refusals.list();
+        let refusals = self.refusals.actionable();
         if refusals.is_empty() {
             return view;
         }

@@ -16,11 +16,12 @@ use std::sync::Arc;
 /// as paths do, and hashing them costs a fraction of hashing a `Path`
 /// component by component (a catalog of 1,000 skills is merged on every
 /// change).
-fn file_key(location: &Location) -> (u8, &[u8]) {
+fn file_key(location: &Location) -> (u8, &[u8], &[u8]) {
     match location {
-        Location::Path(path) => (0, path.as_os_str().as_encoded_bytes()),
-        Location::Url(url) => (1, url.as_bytes()),
-        Location::Bundled(path) => (2, path.as_bytes()),
+        Location::Path(path) => (0, path.as_os_str().as_encoded_bytes(), &[]),
+        Location::Url(url) => (1, url.as_bytes(), &[]),
+        Location::Bundled(path) => (2, path.as_bytes(), &[]),
+        Location::Provided { provider, path } => (3, provider.as_bytes(), path.as_bytes()),
     }
 }
 
@@ -34,7 +35,7 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
     let total: usize = views.iter().map(|v| v.skills.len()).sum();
     catalog.skills.reserve(total);
     let mut winners: HashMap<&str, usize> = HashMap::with_capacity(total);
-    let mut files: HashSet<(u8, &[u8])> = HashSet::with_capacity(total);
+    let mut files: HashSet<(u8, &[u8], &[u8])> = HashSet::with_capacity(total);
     for view in views {
         catalog.complete &= view.complete;
         catalog.held_back |= view.holds_back;

@@ -21,12 +21,12 @@ pub const PACKAGE: &str = "skillhost:provider";
 pub const PROVIDER_INTERFACE: &str = "provider";
 
 /// The contract versions this host runs, oldest first.
-pub const SUPPORTED_VERSIONS: &[&str] = &["0.1.0", "0.2.0"];
+pub const SUPPORTED_VERSIONS: &[&str] = &["0.1.0", "0.2.0", "0.3.0"];
 
 /// A version of the provider contract.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Contract {
-    /// The package's version, `0.1.0` or `0.2.0`.
+    /// The package's version (`0.1.0`, `0.2.0`, `0.3.0`).
     pub version: String,
 }
 

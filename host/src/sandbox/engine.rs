@@ -2,7 +2,7 @@
 //! the denied shims and the contract's imports), the epoch ticker, and
 //! component loading through the compile cache.
 
-use super::bindings::{v0_1_0, v0_2_0};
+use super::bindings::{v0_1_0, v0_2_0, v0_3_0};
 use super::compile_cache::{CacheOutcome, CompileCache};
 use super::describe::{self, Contract};
 use super::imports::{denied, wasi};
@@ -47,6 +47,8 @@ pub(crate) enum Pre {
     V0_1_0(v0_1_0::SkillProviderPre<HostState>),
     /// A `skillhost:provider@0.2.0` component.
     V0_2_0(v0_2_0::SkillProviderPre<HostState>),
+    /// A `skillhost:provider@0.3.0` component.
+    V0_3_0(v0_3_0::SkillProviderPre<HostState>),
 }
 
 /// A component compiled for this engine and pre-linked, ready to instantiate
@@ -84,6 +86,7 @@ fn linker(engine: &Engine) -> wasmtime::Result<Linker<HostState>> {
     // (see `bindings`): a component links against the version it was built for.
     v0_1_0::SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
     v0_2_0::SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+    v0_3_0::SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
     Ok(linker)
 }
 
@@ -189,6 +192,7 @@ impl SandboxEngine {
         let typed = match contract.version.as_str() {
             "0.1.0" => v0_1_0::SkillProviderPre::new(pre).map(Pre::V0_1_0),
             "0.2.0" => v0_2_0::SkillProviderPre::new(pre).map(Pre::V0_2_0),
+            "0.3.0" => v0_3_0::SkillProviderPre::new(pre).map(Pre::V0_3_0),
             other => return Err(format!("this host has no bindings of version {other}")),
         };
         let typed = typed.map_err(|e| {

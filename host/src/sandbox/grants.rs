@@ -10,6 +10,11 @@
 //! link placed in the root is the user's grant. Virtual roots (`/bundled`,
 //! `/remote`) only name where skills come from: paths under them translate
 //! to a [`Location`] for display, and nothing is opened or watched there.
+//! Every provider also has a namespace of its own: a relative path names a
+//! document there, shown as `<id>:<path>` and never opened, so a provider
+//! that reads no folder can still list skills; since the host puts the
+//! provider's own id in front, no provider can name another's namespace
+//! or a real folder this way.
 //!
 //! Translation is pure string work: the host never touches a path because
 //! a provider named it.
@@ -74,6 +79,8 @@ pub struct Grants {
     pub origins: Vec<String>,
     /// Links in the roots that were not mounted.
     pub refused_links: Vec<RefusedLink>,
+    /// The provider's id, which names its own namespace (relative paths).
+    pub namespace: Option<String>,
 }
 
 impl Grants {
@@ -116,6 +123,13 @@ impl Grants {
         self
     }
 
+    /// These grants, with relative paths naming documents in the
+    /// namespace of provider `id`.
+    pub fn with_namespace(mut self, id: &str) -> Grants {
+        self.namespace = Some(id.to_string());
+        self
+    }
+
     /// Whether each root's presence still matches the grant: when a root
     /// appears or disappears, the instance must be re-granted.
     pub fn is_current(&self) -> bool {
@@ -155,14 +169,19 @@ impl Grants {
             })
     }
 
-    /// Where a guest path points: a host path inside a filesystem grant, or
-    /// what a virtual root stands for.
+    /// Where a guest path points: a host path inside a filesystem grant,
+    /// what a virtual root stands for, or (relative) a document in the
+    /// provider's own namespace.
     pub fn locate(&self, guest: &str) -> Option<Location> {
         if let Some(host) = self.to_host(guest) {
             return Some(Location::Path(host));
         }
         if !segments::is_absolute(guest) {
-            return None;
+            let provider = self.namespace.as_ref()?;
+            return segments::is_relative(guest).then(|| Location::Provided {
+                provider: provider.clone(),
+                path: guest.to_string(),
+            });
         }
         self.virtual_roots
             .iter()

@@ -32,7 +32,31 @@ fn grants() -> Grants {
         }],
         origins: Vec::new(),
         refused_links: Vec::new(),
+        namespace: Some("team".into()),
     }
+}
+
+#[test]
+fn relative_paths_name_the_providers_namespace_never_a_host_file() {
+    let g = grants();
+    assert_eq!(
+        g.locate("greeting/SKILL.md"),
+        Some(Location::Provided {
+            provider: "team".into(),
+            path: "greeting/SKILL.md".into()
+        })
+    );
+    assert_eq!(g.to_host("greeting/SKILL.md"), None);
+    assert!(!g.may_watch("greeting"));
+    for bad in ["../x", "a//b", "a/./b", "a\\b", ""] {
+        assert_eq!(g.locate(bad), None, "{bad:?}");
+    }
+    // Without a namespace (a grant made by hand), relative paths name nothing.
+    let none = Grants {
+        namespace: None,
+        ..grants()
+    };
+    assert_eq!(none.locate("greeting/SKILL.md"), None);
 }
 
 #[test]

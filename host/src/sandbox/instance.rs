@@ -6,8 +6,8 @@
 //! instance"): the caller drops it and starts a fresh one from the
 //! pre-linked component, which takes microseconds.
 
-use super::bindings::latest::types as wit;
-use super::bindings::{v0_1_0, v0_2_0};
+use super::bindings::{v0_1_0, v0_2_0, v0_3_0};
+use super::contract as wit;
 use super::engine::{LoadedComponent, Pre, SandboxEngine};
 use super::fault::{DeadlineExceeded, Fault, FaultKind, classify};
 use super::grants::Grants;
@@ -15,7 +15,7 @@ use super::imports::files::{FilesCtx, Mounts};
 use super::imports::host::{Ahead, HostCtx};
 use super::imports::http::HttpCtx;
 use super::limits::{Limiter, Limits, MAX_CALL_BYTES, MAX_RESOURCES};
-use super::refusals::Refusals;
+use super::refusals::{Refusals, Refused};
 use super::state::{CallClock, HostState, Stdio};
 use super::{InstanceId, Upcalls};
 use std::sync::Arc;
@@ -49,6 +49,7 @@ pub(crate) struct Start<'a> {
 enum Bindings {
     V0_1_0(v0_1_0::SkillProvider),
     V0_2_0(v0_2_0::SkillProvider),
+    V0_3_0(v0_3_0::SkillProvider),
 }
 
 /// A live provider instance.
@@ -74,9 +75,10 @@ fn wasi(grants: &Grants, refusals: &Refusals, stdio: &Stdio, provider: &str) -> 
         .allow_udp(false)
         .allow_ip_name_lookup(false)
         .socket_addr_check(move |addr, usage| {
-            socket_refusals.record(format!(
-                "opened a socket ({usage:?} {addr}): refused, no network is granted"
-            ));
+            socket_refusals.record(
+                Refused::Socket,
+                format!("opened a socket ({usage:?} {addr}): refused, no network is granted"),
+            );
             Box::pin(async { false })
         })
         .stdout(stdio.stdout.clone())
@@ -158,6 +160,7 @@ impl Instance {
             let made = match start.component.pre() {
                 Pre::V0_1_0(pre) => pre.instantiate(&mut store).map(Bindings::V0_1_0),
                 Pre::V0_2_0(pre) => pre.instantiate(&mut store).map(Bindings::V0_2_0),
+                Pre::V0_3_0(pre) => pre.instantiate(&mut store).map(Bindings::V0_3_0),
             };
             made.map_err(|e| {
                 let fault = classify(e, store.data());
@@ -177,7 +180,11 @@ impl Instance {
                 .skillhost_provider_provider()
                 .call_init(s, &config.into())
                 .map(|r| r.map_err(Into::into)),
-            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_init(s, config),
+            Bindings::V0_2_0(b) => b
+                .skillhost_provider_provider()
+                .call_init(s, &config.into())
+                .map(|r| r.map_err(Into::into)),
+            Bindings::V0_3_0(b) => b.skillhost_provider_provider().call_init(s, config),
         });
         match answer {
             Ok(Ok(())) => Ok(started),
@@ -204,12 +211,16 @@ impl Instance {
     pub(crate) fn manifest(&mut self) -> Result<Option<wit::ProviderManifest>, Fault> {
         self.call(|b, s| match b {
             Bindings::V0_1_0(_) => Ok(None),
-            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_manifest(s).map(Some),
+            Bindings::V0_2_0(b) => b
+                .skillhost_provider_provider()
+                .call_manifest(s)
+                .map(|m| Some(m.into())),
+            Bindings::V0_3_0(b) => b.skillhost_provider_provider().call_manifest(s).map(Some),
         })
     }
 
     /// `snapshot`; the entries the provider sends ahead of its answer
-    /// (`emit-skills`, 0.2.0) go to `ahead` as they come.
+    /// (`emit-skills`, from 0.2.0 on) go to `ahead` as they come.
     pub(crate) fn snapshot(
         &mut self,
         request: wit::SnapshotRequest,
@@ -221,7 +232,14 @@ impl Instance {
                 .skillhost_provider_provider()
                 .call_snapshot(s, request.into())
                 .map(Into::into),
-            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_snapshot(s, request),
+            Bindings::V0_2_0(b) => b
+                .skillhost_provider_provider()
+                .call_snapshot(s, request.into())
+                .map(Into::into),
+            Bindings::V0_3_0(b) => b
+                .skillhost_provider_provider()
+                .call_snapshot(s, request)
+                .map(Into::into),
         });
         self.store.data_mut().host.close_ahead();
         answer
@@ -234,7 +252,14 @@ impl Instance {
                 .skillhost_provider_provider()
                 .call_load(s, name)
                 .map(|r| r.map(Into::into).map_err(Into::into)),
-            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_load(s, name),
+            Bindings::V0_2_0(b) => b
+                .skillhost_provider_provider()
+                .call_load(s, name)
+                .map(|r| r.map(Into::into).map_err(Into::into)),
+            Bindings::V0_3_0(b) => b
+                .skillhost_provider_provider()
+                .call_load(s, name)
+                .map(|r| r.map(Into::into)),
         })
     }
 
@@ -248,7 +273,14 @@ impl Instance {
                     r.map(|l| l.into_iter().map(Into::into).collect())
                         .map_err(Into::into)
                 }),
-            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_list_resources(s, name),
+            Bindings::V0_2_0(b) => b
+                .skillhost_provider_provider()
+                .call_list_resources(s, name)
+                .map(|r| {
+                    r.map(|l| l.into_iter().map(Into::into).collect())
+                        .map_err(Into::into)
+                }),
+            Bindings::V0_3_0(b) => b.skillhost_provider_provider().call_list_resources(s, name),
         })
     }
 
@@ -260,6 +292,10 @@ impl Instance {
                 .call_read_resource(s, name, path)
                 .map(|r| r.map_err(Into::into)),
             Bindings::V0_2_0(b) => b
+                .skillhost_provider_provider()
+                .call_read_resource(s, name, path)
+                .map(|r| r.map_err(Into::into)),
+            Bindings::V0_3_0(b) => b
                 .skillhost_provider_provider()
                 .call_read_resource(s, name, path),
         })
@@ -284,6 +320,10 @@ impl Instance {
                 }),
             Bindings::V0_2_0(b) => b
                 .skillhost_provider_provider()
+                .call_read_resource_range(s, name, path, offset, len)
+                .map(|r| r.map_err(Into::into)),
+            Bindings::V0_3_0(b) => b
+                .skillhost_provider_provider()
                 .call_read_resource_range(s, name, path, offset, len),
         })
     }
@@ -295,7 +335,11 @@ impl Instance {
                 let events: Vec<_> = events.iter().map(Into::into).collect();
                 b.skillhost_provider_provider().call_on_change(s, &events)
             }
-            Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_on_change(s, events),
+            Bindings::V0_2_0(b) => {
+                let events: Vec<_> = events.iter().map(Into::into).collect();
+                b.skillhost_provider_provider().call_on_change(s, &events)
+            }
+            Bindings::V0_3_0(b) => b.skillhost_provider_provider().call_on_change(s, events),
         })
     }
 
@@ -304,6 +348,7 @@ impl Instance {
         self.call(|b, s| match b {
             Bindings::V0_1_0(b) => b.skillhost_provider_provider().call_observe(s, paths),
             Bindings::V0_2_0(b) => b.skillhost_provider_provider().call_observe(s, paths),
+            Bindings::V0_3_0(b) => b.skillhost_provider_provider().call_observe(s, paths),
         })
     }
 

@@ -11,6 +11,7 @@
 
 pub(crate) mod bindings;
 mod compile_cache;
+pub(crate) mod contract;
 pub mod describe;
 mod engine;
 mod fault;
@@ -39,6 +40,7 @@ pub(crate) use instance::{Instance, Start};
 pub use limits::Limits;
 pub use manifest::{Manifest, RootNeed, SettingSpec};
 pub(crate) use refusals::Refusals;
+pub use refusals::{Refusal, Refused};
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -7,7 +7,7 @@ use super::imports::files::FilesCtx;
 use super::imports::host::HostCtx;
 use super::imports::http::HttpCtx;
 use super::limits::Limiter;
-use super::refusals::Refusals;
+use super::refusals::{Refusals, Refused};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wasmtime::component::ResourceTable;
@@ -96,9 +96,10 @@ impl HostState {
             let text = String::from_utf8_lossy(&written[..written.len().min(200)])
                 .trim()
                 .to_string();
-            self.refusals.record(format!(
-                "wrote to stdout, which is not granted (it began {text:?})"
-            ));
+            self.refusals.record(
+                Refused::Stdout,
+                format!("wrote to stdout, which is not granted (it began {text:?})"),
+            );
         }
     }
 }

@@ -2,6 +2,7 @@
 //! both protocol revisions: real skill folders, a real watcher, loopback.
 
 mod catalog;
+mod exhaustion;
 mod invoking;
 mod listing;
 mod live;

@@ -41,7 +41,7 @@ fn file(skill: &str, path: &str) -> Option<&'static [u8]> {
 fn folder_of(name: &str, skills: &[SkillEntry]) -> Option<String> {
     skills
         .iter()
-        .find(|s| s.frontmatter.name == name)
+        .find(|s| s.name == name)
         .and_then(|s| s.base.rsplit('/').next().map(str::to_string))
 }
 
@@ -61,18 +61,7 @@ impl Provider for Bundled {
         for (folder, path, bytes) in FILES.iter().filter(|(_, p, _)| *p == SKILL_FILE) {
             let doc_path = format!("{ROOT}/{folder}/{path}");
             match parse_skill(bytes, folder) {
-                Ok(doc) => {
-                    diagnostics.extend(
-                        doc.warnings
-                            .into_iter()
-                            .map(|w| to_wit_diagnostic(&doc_path, Severity::Warning, w)),
-                    );
-                    skills.push(SkillEntry {
-                        frontmatter: doc.frontmatter,
-                        path: doc_path,
-                        base: format!("{ROOT}/{folder}"),
-                    });
-                }
+                Ok(doc) => skills.push(doc.entry(doc_path, format!("{ROOT}/{folder}"))),
                 Err(finding) => {
                     diagnostics.push(to_wit_diagnostic(&doc_path, Severity::Error, finding))
                 }
@@ -98,7 +87,7 @@ impl Provider for Bundled {
         let entry = self
             .skills
             .iter()
-            .find(|s| s.frontmatter.name == name)
+            .find(|s| s.name == name)
             .cloned()
             .ok_or_else(|| ProviderError::NotFound(format!("no bundled skill named {name:?}")))?;
         let folder = folder_of(name, &self.skills).unwrap_or_default();

@@ -27,17 +27,16 @@ pub enum State {
 pub struct Skill {
     /// Its name.
     pub name: String,
-    /// The verbatim frontmatter: the parsed entry is a function of it.
+    /// The verbatim frontmatter: the parsed entry is a function of it
+    /// (the host derives the fields, and warns about them, from it).
     raw: String,
-    /// Problems that did not stop it loading.
-    pub warnings: Vec<Finding>,
     /// The parsed entry, until it is sent to the host.
     pub pending: Option<Box<SkillEntry>>,
 }
 
 impl PartialEq for Skill {
     fn eq(&self, other: &Self) -> bool {
-        self.name == other.name && self.raw == other.raw && self.warnings == other.warnings
+        self.name == other.name && self.raw == other.raw
     }
 }
 
@@ -220,14 +219,9 @@ impl Entry {
         }
         match parse_skill(bytes, &self.default_name) {
             Ok(doc) => State::Skill(Skill {
-                name: doc.frontmatter.name.clone(),
+                name: doc.name.clone(),
                 raw: doc.frontmatter.raw.clone(),
-                warnings: doc.warnings,
-                pending: Some(Box::new(SkillEntry {
-                    frontmatter: doc.frontmatter,
-                    path: self.doc.clone(),
-                    base: self.base.clone(),
-                })),
+                pending: Some(Box::new(doc.entry(self.doc.clone(), self.base.clone()))),
             }),
             Err(finding) => State::Broken(finding),
         }

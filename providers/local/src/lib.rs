@@ -26,7 +26,7 @@ use skillhost_guest_sdk::host::{self, LogLevel};
 use skillhost_guest_sdk::skill::frontmatter::{Finding, MAX_DOCUMENT_BYTES, too_large};
 use skillhost_guest_sdk::{
     ChangeEvent, ChangeKind, Manifest, Need, Observation, Provider, ProviderConfig, ProviderError,
-    Resource, SkillDocument, SkillEntry, SnapshotRequest, parse_skill,
+    Resource, SkillDocument, SnapshotRequest, parse_skill,
 };
 
 /// What a skill is, as far as loading and resources are concerned.
@@ -194,22 +194,19 @@ impl Provider for LocalProvider {
             }
         };
         let doc = parse_skill(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
-        if doc.frontmatter.name != name {
+        if doc.name != name {
             // The file now declares another name: the catalog is stale.
             self.catalog.suspect_document(&skill.doc);
             host::invalidate_provider();
             return Err(ProviderError::NameMismatch(format!(
                 "{} now declares the name {:?}, not {name:?}",
-                skill.doc, doc.frontmatter.name
+                skill.doc, doc.name
             )));
         }
+        let body = doc.body.to_string();
         Ok(SkillDocument {
-            entry: SkillEntry {
-                frontmatter: doc.frontmatter,
-                path: skill.doc,
-                base: skill.base,
-            },
-            body: doc.body.to_string(),
+            entry: doc.entry(skill.doc, skill.base),
+            body,
         })
     }
 

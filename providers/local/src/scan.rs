@@ -327,11 +327,8 @@ impl Catalog {
                     out.push(plain_diagnostic(&entry.doc, message));
                 }
                 match &entry.state {
-                    State::Skill(skill) => {
-                        for w in &skill.warnings {
-                            out.push(to_wit_diagnostic(&entry.doc, Severity::Warning, w.clone()));
-                        }
-                    }
+                    // The host warns about a kept skill's fields itself.
+                    State::Skill(_) => {}
                     State::Broken(finding) => {
                         out.push(to_wit_diagnostic(
                             &entry.doc,

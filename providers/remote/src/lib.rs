@@ -37,14 +37,15 @@ use serde_json::Value;
 use skillhost_guest_sdk::delta::Changes;
 use skillhost_guest_sdk::host::{self, LogLevel};
 use skillhost_guest_sdk::skill::digest;
-use skillhost_guest_sdk::skill::frontmatter::{MAX_DOCUMENT_BYTES, parse_document};
+use skillhost_guest_sdk::skill::frontmatter::{MAX_DOCUMENT_BYTES, parse_document, served_name};
 use skillhost_guest_sdk::skill::json::frontmatter_json;
+use skillhost_guest_sdk::skill::json_fields;
 use skillhost_guest_sdk::skill::layout::SKILL_FILE;
 use skillhost_guest_sdk::skill::segments;
 use skillhost_guest_sdk::{
     ChangeEvent, ChangeKind, Diagnostic, Manifest, Need, Observation, Provider, ProviderConfig,
     ProviderError, Resource, SettingSpec, Severity, SkillDocument, SkillEntry, SnapshotRequest,
-    to_wit_frontmatter_with_json,
+    WitFrontmatter,
 };
 
 /// The guest path remote skills live under; the host maps it to the URL.
@@ -165,9 +166,12 @@ impl RemoteProvider {
             return Err(format!("{uri}: the frontmatter is not an object"));
         }
         let yaml = yaml_of(&frontmatter)?;
-        let document = format!("---\n{yaml}---\n");
-        let parsed =
-            parse_document(document.as_bytes(), folder).map_err(|f| format!("{uri}: {f}"))?;
+        // The index's own JSON is the frontmatter as published (a fetched
+        // file is checked against it before it is served); the host derives
+        // the fields from it, so only the name is read here.
+        let json = frontmatter.to_string();
+        let fields = json_fields::parse_fields(&json).map_err(|e| format!("{uri}: {e}"))?;
+        let name = served_name(&fields, folder).map_err(|f| format!("{uri}: {f}"))?;
         let mut files = Vec::new();
         let mcp = matches!(self.transport, Transport::Mcp { .. });
         let no_files = Vec::new();
@@ -202,17 +206,13 @@ impl RemoteProvider {
         if !dynamic && !files.iter().any(|f| f.path == SKILL_FILE) {
             return Err(format!("{uri}: the resources list has no SKILL.md"));
         }
-        let mut fm = parsed.frontmatter;
-        fm.raw = yaml;
-        let json = frontmatter.to_string();
         Ok(Remote {
             folder: folder.to_string(),
             dynamic,
             frontmatter,
             entry: SkillEntry {
-                // The index's own JSON is the frontmatter as published (a
-                // fetched file is checked against it before it is served).
-                frontmatter: to_wit_frontmatter_with_json(fm, json),
+                name,
+                frontmatter: WitFrontmatter { raw: yaml, json },
                 path: format!("{ROOT}/{folder}/{SKILL_FILE}"),
                 base: format!("{ROOT}/{folder}"),
             },
@@ -376,7 +376,7 @@ impl RemoteProvider {
         }
         self.skills
             .iter()
-            .find(|s| s.entry.frontmatter.name == name)
+            .find(|s| s.entry.name == name)
             .cloned()
             .ok_or_else(|| ProviderError::NotFound(format!("no remote skill named {name:?}")))
     }
@@ -414,9 +414,7 @@ impl RemoteProvider {
         let fresh = self
             .entry(&value)
             .map_err(|m| ProviderError::Invalid(format!("skills/get {uri}: {m}")))?;
-        if fresh.folder != skill.folder
-            || fresh.entry.frontmatter.name != skill.entry.frontmatter.name
-        {
+        if fresh.folder != skill.folder || fresh.entry.name != skill.entry.name {
             return Err(ProviderError::Invalid(format!(
                 "skills/get {uri} answered for another skill"
             )));

@@ -1,14 +1,15 @@
 //! Bindings of `skillhost:provider@0.1.0` (`guest-sdk/wit/v0.1.0`, frozen),
-//! and their conversion into the latest version's types, which the host
-//! implements and reasons about.
+//! and their conversion into the host's model and the latest version's
+//! imports.
 //!
 //! 0.1.0 differs in what it lacks: frontmatter JSON (made here from the
 //! verbatim YAML with the one parser, `skillhost-skill` — the only place the
 //! host parses a provider's YAML), the frontmatter-only and ranged reads
-//! (0.1.0 components never ask for them) and the manifest (a 0.1.0
-//! component declares nothing).
+//! (0.1.0 components never ask for them), `emit-skills` and the manifest (a
+//! 0.1.0 component declares nothing). Its typed fields are kept as given.
 
-use super::latest;
+use super::{given_frontmatter, latest, same_cases};
+use crate::sandbox::contract;
 use crate::sandbox::state::HostState;
 
 wasmtime::component::bindgen!({
@@ -24,19 +25,6 @@ use self::skillhost::provider::types as old;
 use latest::files as new_files;
 use latest::imports as new_host;
 use latest::types as new;
-
-/// Maps between two enums whose cases have the same names.
-macro_rules! same_cases {
-    ($from:ty => $to:ty { $($case:ident),* $(,)? }) => {
-        impl From<$from> for $to {
-            fn from(value: $from) -> $to {
-                match value {
-                    $(<$from>::$case => <$to>::$case,)*
-                }
-            }
-        }
-    };
-}
 
 // Exports: what the host sends a 0.1.0 component.
 impl From<&new::ProviderConfig> for old::ProviderConfig {
@@ -71,7 +59,6 @@ impl From<&new::ChangeEvent> for old::ChangeEvent {
 
 // Exports: what a 0.1.0 component answers.
 same_cases!(old::Severity => new::Severity { Error, Warning });
-same_cases!(old::InvocationContext => new::InvocationContext { Inline, Fork });
 
 impl From<old::Diagnostic> for new::Diagnostic {
     fn from(d: old::Diagnostic) -> Self {
@@ -85,46 +72,27 @@ impl From<old::Diagnostic> for new::Diagnostic {
     }
 }
 
-impl From<old::Frontmatter> for new::Frontmatter {
-    fn from(f: old::Frontmatter) -> Self {
-        new::Frontmatter {
-            json: skillhost_skill::json::frontmatter_json(&f.raw).to_string(),
-            raw: f.raw,
-            name: f.name,
-            description: f.description,
-            when_to_use: f.when_to_use,
-            argument_hint: f.argument_hint,
-            context: f.context.into(),
-            model: f.model,
-            effort: f.effort,
-            allowed_tools: f.allowed_tools,
-            user_invocable: f.user_invocable,
-            disable_model_invocation: f.disable_model_invocation,
-            paths: f.paths,
-            aliases: f.aliases,
-            version: f.version,
-            agent: f.agent,
-            pinned: f.pinned,
-            license: f.license,
-            compatibility: f.compatibility,
-            metadata: f.metadata,
-        }
-    }
-}
-
-impl From<old::SkillEntry> for new::SkillEntry {
-    fn from(e: old::SkillEntry) -> Self {
-        new::SkillEntry {
-            frontmatter: e.frontmatter.into(),
+impl From<old::SkillEntry> for contract::SkillEntry {
+    fn from(mut e: old::SkillEntry) -> Self {
+        let raw = std::mem::take(&mut e.frontmatter.raw);
+        let json = skillhost_skill::json::frontmatter_json(&raw).to_string();
+        let name = e.frontmatter.name.clone();
+        // The verbatim text is the entry's; the boundary puts it back.
+        let given = given_frontmatter!(e.frontmatter, old::InvocationContext);
+        contract::SkillEntry {
+            name,
+            raw,
+            json,
             path: e.path,
             base: e.base,
+            given: Some(Box::new(given)),
         }
     }
 }
 
-impl From<old::Observation> for new::Observation {
+impl From<old::Observation> for contract::Observation {
     fn from(o: old::Observation) -> Self {
-        new::Observation {
+        contract::Observation {
             epoch: o.epoch,
             base: o.base,
             skills: o.skills.into_iter().map(Into::into).collect(),
@@ -135,9 +103,9 @@ impl From<old::Observation> for new::Observation {
     }
 }
 
-impl From<old::SkillDocument> for new::SkillDocument {
+impl From<old::SkillDocument> for contract::SkillDocument {
     fn from(d: old::SkillDocument) -> Self {
-        new::SkillDocument {
+        contract::SkillDocument {
             entry: d.entry.into(),
             body: d.body,
         }

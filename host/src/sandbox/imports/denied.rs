@@ -3,6 +3,7 @@
 //! library asks for them), but answer "nothing" or "access denied", and the
 //! attempt is noted for the provider's diagnostics.
 
+use crate::sandbox::refusals::Refused;
 use crate::sandbox::state::HostState;
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Linker, Resource};
@@ -28,10 +29,10 @@ fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         .func_wrap(
             "get-environment",
             |store: StoreContextMut<'_, HostState>, (): ()| {
-                store
-                    .data()
-                    .refusals
-                    .record("read its environment variables: none are granted".to_string());
+                store.data().refusals.record(
+                    Refused::Environment,
+                    "read its environment variables: none are granted".to_string(),
+                );
                 Ok((Vec::<(String, String)>::new(),))
             },
         )?;
@@ -39,10 +40,10 @@ fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     // WASI gives it: a component declaring another is refused when it is
     // loaded, with a diagnostic, instead of confusing the host at a call.
     let refuse = |store: StoreContextMut<'_, HostState>, what: &str| {
-        store
-            .data()
-            .refusals
-            .record(format!("tried to {what}: refused, no network is granted"));
+        store.data().refusals.record(
+            Refused::Socket,
+            format!("tried to {what}: refused, no network is granted"),
+        );
     };
     linker
         .instance(&format!("wasi:sockets/tcp-create-socket@{WASI}"))?

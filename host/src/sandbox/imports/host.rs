@@ -5,8 +5,10 @@
 
 use crate::sandbox::bindings::latest::imports::{self, LogLevel, WatchRefusal};
 use crate::sandbox::bindings::latest::types;
+use crate::sandbox::contract;
 use crate::sandbox::fault::Flooded;
 use crate::sandbox::rate::RateWindow;
+use crate::sandbox::refusals::Refused;
 use crate::sandbox::state::HostState;
 use crate::sandbox::{InstanceId, Upcalls, WatchRequest, WatchTarget};
 use crate::text::{clip, shown};
@@ -32,7 +34,7 @@ pub const MAX_LOGS_PER_SECOND: u32 = 50;
 /// Where the entries a provider sends ahead of its snapshot's answer
 /// (`emit-skills`) go, as they come. Whoever asked for the snapshot holds
 /// the caps on them: this layer only passes them on.
-pub(crate) type Ahead = Box<dyn FnMut(Vec<types::SkillEntry>) + Send>;
+pub(crate) type Ahead = Box<dyn FnMut(Vec<contract::SkillEntry>) + Send>;
 
 /// The `host` interface's state for one instance.
 pub(crate) struct HostCtx {
@@ -98,6 +100,19 @@ impl HostCtx {
 }
 
 impl HostState {
+    /// `emit-skills`, in any contract version: the entries go to whoever
+    /// asked for the snapshot under way, or are dropped outside one.
+    pub(crate) fn emit(&mut self, entries: Vec<contract::SkillEntry>) {
+        match self.host.ahead.as_mut() {
+            Some(ahead) => ahead(entries),
+            None => self.refusals.record(
+                Refused::Emit,
+                "sent skill entries (emit-skills) outside a snapshot call: they were dropped"
+                    .to_string(),
+            ),
+        }
+    }
+
     /// Tells the upcalls the whole watch set, translated through the grants.
     fn publish_watches(&self) {
         let within: Arc<[std::path::PathBuf]> = self
@@ -170,8 +185,10 @@ impl imports::Host for HostState {
         let depth = depth.min(MAX_WATCH_DEPTH);
         for path in paths {
             if let Some(reason) = watch_refusal(&path) {
-                self.refusals
-                    .record(format!("asked to watch a path that was refused: {reason}"));
+                self.refusals.record(
+                    Refused::Watch,
+                    format!("asked to watch a path that was refused: {reason}"),
+                );
                 refused.push(WatchRefusal {
                     reason,
                     path: clip(&path, 256).to_string(),
@@ -179,10 +196,13 @@ impl imports::Host for HostState {
                 continue;
             }
             if !self.grants.may_watch(&path) {
-                self.refusals.record(format!(
-                    "asked to watch {:?}: refused, outside the roots granted to it",
-                    clip(&path, 256)
-                ));
+                self.refusals.record(
+                    Refused::Watch,
+                    format!(
+                        "asked to watch {:?}: refused, outside the roots granted to it",
+                        clip(&path, 256)
+                    ),
+                );
                 refused.push(WatchRefusal {
                     reason: "outside the roots granted to this provider".to_string(),
                     path,
@@ -192,17 +212,21 @@ impl imports::Host for HostState {
             let ctx = &mut self.host;
             let new = !ctx.watches.contains_key(&path);
             let over = if new && ctx.watches.len() >= MAX_WATCHES {
-                Some(format!("over the limit of {MAX_WATCHES} watched paths"))
+                Some((
+                    Refused::WatchCount,
+                    format!("over the limit of {MAX_WATCHES} watched paths"),
+                ))
             } else if new && ctx.watch_bytes + path.len() > MAX_WATCH_BYTES {
-                Some(format!(
-                    "over the limit of {MAX_WATCH_BYTES} bytes of watched paths"
+                Some((
+                    Refused::WatchBytes,
+                    format!("over the limit of {MAX_WATCH_BYTES} bytes of watched paths"),
                 ))
             } else {
                 None
             };
-            if let Some(reason) = over {
+            if let Some((kind, reason)) = over {
                 self.refusals
-                    .record(format!("asked to watch too much: {reason}"));
+                    .record(kind, format!("asked to watch too much: {reason}"));
                 refused.push(WatchRefusal { reason, path });
                 continue;
             }
@@ -219,13 +243,7 @@ impl imports::Host for HostState {
     }
 
     fn emit_skills(&mut self, entries: Vec<types::SkillEntry>) {
-        match self.host.ahead.as_mut() {
-            Some(ahead) => ahead(entries),
-            None => self.refusals.record(
-                "sent skill entries (emit-skills) outside a snapshot call: they were dropped"
-                    .to_string(),
-            ),
-        }
+        self.emit(entries.into_iter().map(Into::into).collect())
     }
 
     fn unwatch(&mut self, paths: Vec<String>) {

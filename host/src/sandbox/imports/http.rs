@@ -8,7 +8,7 @@
 //! can build requests it will never send, so its bound is smaller), request
 //! bodies of 1 MiB and response bodies of 64 MiB, buffered 64 KiB at a time.
 
-use crate::sandbox::refusals::Refusals;
+use crate::sandbox::refusals::{Refusals, Refused};
 use crate::sandbox::state::HostState;
 use http_body_util::{BodyExt, Limited};
 use std::future::Future;
@@ -154,16 +154,18 @@ impl WasiHttpHooks for HttpGate {
         let granted = origin.as_ref().is_some_and(|o| self.origins.contains(o));
         if !granted {
             let shown = origin.unwrap_or_else(|| request.uri().to_string());
-            self.refusals.record(format!(
-                "made an HTTP request to {shown}: refused, that origin is not granted"
-            ));
+            self.refusals.record(
+                Refused::Http,
+                format!("made an HTTP request to {shown}: refused, that origin is not granted"),
+            );
             return Box::new(async { Err(Error::HttpRequestDenied) });
         }
         if self.in_flight.fetch_add(1, Ordering::AcqRel) >= MAX_IN_FLIGHT {
             self.in_flight.fetch_sub(1, Ordering::AcqRel);
-            self.refusals.record(format!(
-                "had more than {MAX_IN_FLIGHT} HTTP requests in flight: refused"
-            ));
+            self.refusals.record(
+                Refused::Http,
+                format!("had more than {MAX_IN_FLIGHT} HTTP requests in flight: refused"),
+            );
             return Box::new(async { Err(Error::ConnectionLimitReached) });
         }
         let guard = InFlight(self.in_flight.clone());

@@ -10,6 +10,7 @@
 //!   guest that sleeps for an hour is stopped like one that loops).
 
 use crate::sandbox::fault::DeadlineExceeded;
+use crate::sandbox::refusals::Refused;
 use crate::sandbox::state::HostState;
 use cap_fs_ext::{
     FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt, OpenOptionsSyncExt,
@@ -121,10 +122,13 @@ fn open_at(
     );
     // cap-primitives resolves beneath the parent: `..` and links cannot leave it.
     let refused = |state: &mut HostState| {
-        state.refusals.record(format!(
-            "opened {:?}, which is not a regular file or folder: refused",
-            crate::text::clip(&path, 256)
-        ));
+        state.refusals.record(
+            Refused::File,
+            format!(
+                "opened {:?}, which is not a regular file or folder: refused",
+                crate::text::clip(&path, 256)
+            ),
+        );
         Ok(Err(ErrorCode::Access))
     };
     let opened = match cap_primitives::fs::open(&parent.dir, path.as_ref(), &options) {

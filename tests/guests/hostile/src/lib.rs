@@ -42,10 +42,9 @@
 //! as warnings in the next snapshot, so a test can check the host's words.
 
 use skillhost_guest_sdk::host;
-use skillhost_guest_sdk::skill::frontmatter::Frontmatter;
 use skillhost_guest_sdk::{
     ChangeEvent, Diagnostic, Observation, Provider, ProviderConfig, ProviderError, Resource,
-    Severity, SkillDocument, SkillEntry, SnapshotRequest, full_observation, to_wit_frontmatter,
+    Severity, SkillDocument, SkillEntry, SnapshotRequest, WitFrontmatter, full_observation,
 };
 use std::hint::black_box;
 
@@ -63,11 +62,26 @@ pub struct Hostile {
     leaked: Vec<Vec<u8>>,
 }
 
+/// An entry whose frontmatter is only its description, sent as JSON (no
+/// verbatim text: a 100 MiB description is then one copy, not two).
 fn entry(root: &str, name: &str, description: String) -> SkillEntry {
-    let mut frontmatter = Frontmatter::defaults(name);
-    frontmatter.description = Some(description);
+    let mut json = String::with_capacity(description.len() + 20);
+    json.push_str("{\"description\":\"");
+    for c in description.chars() {
+        match c {
+            '"' => json.push_str("\\\""),
+            '\\' => json.push_str("\\\\"),
+            c if (c as u32) < 0x20 => json.push_str(&format!("\\u{:04x}", c as u32)),
+            c => json.push(c),
+        }
+    }
+    json.push_str("\"}");
     SkillEntry {
-        frontmatter: to_wit_frontmatter(frontmatter),
+        name: name.to_string(),
+        frontmatter: WitFrontmatter {
+            raw: String::new(),
+            json,
+        },
         path: format!("{root}/{name}/SKILL.md"),
         base: format!("{root}/{name}"),
     }
@@ -121,7 +135,7 @@ impl Hostile {
                             let n = batch * 1000 + i;
                             let mut e = entry(&self.root, &format!("e{n}"), "ahead".to_string());
                             if n % 10 == 0 {
-                                e.frontmatter.name = format!("bad/{n}");
+                                e.name = format!("bad/{n}");
                             }
                             e
                         })
@@ -296,7 +310,7 @@ impl Hostile {
                 .enumerate()
                 {
                     let mut bad = entry(&self.root, &format!("bad{i}"), "bad".to_string());
-                    bad.frontmatter.name = name.to_string();
+                    bad.name = name.to_string();
                     out.push(bad);
                 }
                 let mut escaping = entry(&self.root, "escaping", "points outside".to_string());
@@ -308,7 +322,7 @@ impl Hostile {
                 let mut out = vec![steady];
                 out.extend((0..30_000).map(|i| {
                     let mut bad = entry(&self.root, &format!("bad{i}"), "bad".to_string());
-                    bad.frontmatter.name = format!("bad/{i}");
+                    bad.name = format!("bad/{i}");
                     bad
                 }));
                 out

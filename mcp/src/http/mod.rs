@@ -1,11 +1,21 @@
 //! MCP Streamable HTTP at `/mcp`, safe by default: loopback unless told
 //! otherwise, and then only with a bearer token; `Host` and `Origin`
 //! checked against DNS rebinding; request bodies, header waits and open
-//! connections bounded. Each connection runs on its own task, so a client
-//! that goes away mid-response costs no other session anything. A plain
+//! connections bounded; a connection that moves no bytes, or whose client
+//! stops reading, is closed after its timeout ([`timed_io`]); what answers
+//! may hold while they wait is budgeted ([`limits`]). Each connection runs
+//! on its own task, so a client that goes away mid-response costs no other
+//! session anything. A plain
 //! `skills/list` is answered from the view's serialized pages before rmcp
 //! sees it (`crate::listing` says why, and what keeps the answer equal to
 //! rmcp's).
+
+mod limits;
+mod timed_io;
+mod token;
+
+pub use limits::MAX_LISTEN_URIS;
+pub use token::{MIN_TOKEN_BITS, read_token, strength};
 
 use crate::error::ServeError;
 use crate::handler::{Handler, server_config};
@@ -16,11 +26,12 @@ use http::{Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use limits::{Budgets, Held, Refused};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -29,8 +40,6 @@ use tokio_util::sync::CancellationToken;
 
 /// The path the server answers at.
 pub const PATH: &str = "/mcp";
-/// Shortest token accepted: anything shorter is guessable.
-pub const MIN_TOKEN_CHARS: usize = 16;
 
 /// How the HTTP server listens.
 #[derive(Debug, Clone)]
@@ -53,12 +62,26 @@ pub struct HttpOptions {
     /// answered 503 (each session holds a worker and its channels until it
     /// ends or has been idle for rmcp's keep-alive).
     pub max_sessions: usize,
+    /// Longest a write may wait for the client to read; then the
+    /// connection is closed, with whatever answer it still held.
+    pub write_timeout: Duration,
+    /// Longest a connection may move no byte either way.
+    pub idle_timeout: Duration,
+    /// Most bytes all `resources/read` answers may hold at once, while
+    /// they are made and until their clients read them.
+    pub max_pending_read_bytes: usize,
+    /// Longest a read waits for its share of that budget before it is
+    /// answered 503.
+    pub read_wait: Duration,
+    /// Most `subscriptions/listen` streams open at once.
+    pub max_listen_streams: usize,
 }
 
 impl HttpOptions {
     /// Listening on `addr` with the defaults: 1 MiB bodies, 1,024
-    /// connections, 512 sessions, 10 s for headers and 30 s for a body, no
-    /// token.
+    /// connections, 512 sessions, 10 s for headers and 30 s for a body,
+    /// 30 s for a write and 120 s idle, 192 MiB for reads in flight (each
+    /// waiting up to 10 s for its share), 512 listen streams, no token.
     pub fn new(addr: SocketAddr) -> HttpOptions {
         HttpOptions {
             addr,
@@ -69,56 +92,13 @@ impl HttpOptions {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
             max_sessions: 512,
+            write_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(120),
+            max_pending_read_bytes: 192 << 20,
+            read_wait: Duration::from_secs(10),
+            max_listen_streams: 512,
         }
     }
-}
-
-/// Largest token file read, in bytes.
-const MAX_TOKEN_FILE_BYTES: u64 = 64 * 1024;
-
-/// Reads a bearer token from `path`: its first line, trimmed.
-pub fn read_token(path: &Path) -> Result<String, ServeError> {
-    let fail = |reason: String| ServeError::Token {
-        path: path.to_path_buf(),
-        reason,
-    };
-    // A regular file of a few KiB at most: a FIFO or `/dev/zero` named by
-    // mistake is refused instead of blocking or filling memory.
-    let bytes = skillhost::paths::read_regular(path, MAX_TOKEN_FILE_BYTES)
-        .map_err(|e| fail(format!("cannot read it: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|_| fail("it is not UTF-8 text".to_string()))?;
-    let token = text.lines().next().unwrap_or_default().trim().to_string();
-    if token.chars().count() < MIN_TOKEN_CHARS {
-        return Err(fail(format!(
-            "the token must have at least {MIN_TOKEN_CHARS} characters"
-        )));
-    }
-    if !token.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(fail(
-            "the token may only hold visible ASCII characters".to_string(),
-        ));
-    }
-    Ok(token)
-}
-
-/// Compares in time independent of where the inputs differ.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-fn authorized(token: Option<&str>, request: &Request<Incoming>) -> bool {
-    let Some(token) = token else {
-        return true;
-    };
-    request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| same(given.trim().as_bytes(), token.as_bytes()))
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<BoxBody<Bytes, Infallible>> {
@@ -136,16 +116,13 @@ fn plain(status: StatusCode, text: &'static str) -> Response<BoxBody<Bytes, Infa
 struct BodyLimits {
     bytes: usize,
     timeout: Duration,
-    sessions: usize,
 }
 
-/// Reads the body within its size and time limits, and refuses an
-/// `initialize` that would open a session past the cap; a client sending
-/// its body slowly, or opening sessions without end, costs only itself.
+/// Reads the body within its size and time limits; a client sending its
+/// body slowly costs only itself.
 async fn bounded(
     request: Request<Incoming>,
     limits: BodyLimits,
-    sessions: &LocalSessionManager,
 ) -> Result<(http::request::Parts, Bytes), Response<BoxBody<Bytes, Infallible>>> {
     let (parts, body) = request.into_parts();
     let too_large = || {
@@ -185,26 +162,87 @@ async fn bounded(
             ));
         }
     };
-    let opens_session = parts.method == http::Method::POST
-        && !parts.headers.contains_key("mcp-session-id")
-        && is_initialize(&bytes);
-    if opens_session && sessions.sessions.read().await.len() >= limits.sessions {
-        return Err(plain(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Too many sessions are open; end one (DELETE) or try again later\n",
-        ));
-    }
     Ok((parts, bytes))
 }
 
-/// Whether a JSON-RPC message (or batch) holds an `initialize` request.
-fn is_initialize(body: &[u8]) -> bool {
-    let is = |v: &serde_json::Value| v.get("method").and_then(|m| m.as_str()) == Some("initialize");
-    match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(serde_json::Value::Array(batch)) => batch.iter().any(is),
-        Ok(message) => is(&message),
-        Err(_) => false,
+/// A JSON-RPC error answered by the front door, as rmcp would shape it.
+fn rpc_error(
+    status: StatusCode,
+    id: Value,
+    code: i64,
+    message: &str,
+) -> Response<BoxBody<Bytes, Infallible>> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code, "message": message},
+    });
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// What the front door learnt from a POST body it parsed once.
+struct Posted {
+    /// The body to hand on (rewritten when a listen filter was cut down).
+    bytes: Bytes,
+    /// Whether it opens a session (an `initialize`).
+    opens_session: bool,
+    /// The file a `resources/read` names.
+    reads: Option<String>,
+    /// Whether it opens a listen stream.
+    listens: bool,
+}
+
+/// Parses a POST body once: malformed JSON is answered 400 with the
+/// JSON-RPC parse error (-32700); a listen filter is de-duplicated and
+/// capped. Batches are looked into for `initialize` only.
+fn posted(bytes: Bytes) -> Result<Posted, Box<Response<BoxBody<Bytes, Infallible>>>> {
+    let mut message: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        Box::new(rpc_error(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            -32700,
+            &format!("Parse error: the body is not JSON ({e})"),
+        ))
+    })?;
+    let method = |v: &Value| v.get("method").and_then(Value::as_str).map(str::to_string);
+    if let Value::Array(batch) = &message {
+        let opens_session = batch
+            .iter()
+            .any(|m| method(m).as_deref() == Some("initialize"));
+        return Ok(Posted {
+            bytes,
+            opens_session,
+            reads: None,
+            listens: false,
+        });
     }
+    let name = method(&message);
+    let id = message.get("id").cloned().unwrap_or(Value::Null);
+    let bytes = match limits::dedupe_listen_filter(&mut message) {
+        Ok(false) => bytes,
+        Ok(true) => Bytes::from(message.to_string()),
+        Err(why) => return Err(Box::new(rpc_error(StatusCode::OK, id, -32602, &why))),
+    };
+    let reads = (name.as_deref() == Some("resources/read"))
+        .then(|| {
+            message
+                .pointer("/params/uri")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .flatten();
+    Ok(Posted {
+        bytes,
+        opens_session: name.as_deref() == Some("initialize"),
+        listens: name.as_deref() == Some("subscriptions/listen"),
+        reads,
+    })
 }
 
 /// A running HTTP server.
@@ -251,6 +289,12 @@ impl HttpServer {
             live,
             hosts,
             sessions,
+            budgets: Budgets::new(
+                options.max_pending_read_bytes,
+                options.read_wait,
+                options.max_listen_streams,
+            ),
+            max_sessions: options.max_sessions,
         });
         let task = tokio::spawn(accept(listener, service, front, options, stop.clone()));
         Ok(HttpServer {
@@ -344,6 +388,82 @@ struct Front {
     live: Arc<Live>,
     hosts: Hosts,
     sessions: Arc<LocalSessionManager>,
+    budgets: Budgets,
+    max_sessions: usize,
+}
+
+impl Front {
+    /// Answers one authorized request at [`PATH`]: from the front door
+    /// where it can (a refusal, a plain `skills/list`), else through rmcp,
+    /// holding whatever share of a budget the request needs until its
+    /// response is written.
+    async fn answer(
+        &self,
+        service: &Service,
+        request: Request<Incoming>,
+        limits: BodyLimits,
+    ) -> Response<BoxBody<Bytes, Infallible>> {
+        let (parts, bytes) = match bounded(request, limits).await {
+            Ok(read) => read,
+            Err(response) => return response,
+        };
+        let mut share = None;
+        let bytes = if parts.method == http::Method::POST {
+            let posted = match posted(bytes) {
+                Ok(posted) => posted,
+                Err(response) => return *response,
+            };
+            if posted.opens_session
+                && self.sessions.sessions.read().await.len() >= self.max_sessions
+            {
+                return plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Too many sessions are open; end one (DELETE) or try again later\n",
+                );
+            }
+            if posted.listens {
+                match self.budgets.stream() {
+                    Ok(slot) => share = Some(slot),
+                    Err(_) => {
+                        return plain(
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            "Too many listen streams are open; close one or try again later\n",
+                        );
+                    }
+                }
+            }
+            if let Some(uri) = &posted.reads {
+                let size = self.live.view().file(uri).map(|(_, file)| file.size);
+                if let Some(size) = size {
+                    match self.budgets.read(limits::reservation(size)).await {
+                        Ok(permit) => share = Some(permit),
+                        Err(Refused::Busy | Refused::Streams) => {
+                            return plain(
+                                StatusCode::SERVICE_UNAVAILABLE,
+                                "The server is holding as many answers as it may for clients \
+                                 that have not read them yet; try again later\n",
+                            );
+                        }
+                    }
+                }
+            }
+            posted.bytes
+        } else {
+            bytes
+        };
+        if let Some(response) =
+            listing::answer(&self.live, &self.hosts, &self.sessions, &parts, &bytes).await
+        {
+            return response;
+        }
+        let response = service
+            .handle(Request::from_parts(parts, Full::new(bytes)))
+            .await;
+        match share {
+            None => response,
+            Some(share) => response.map(|body| Held::new(body, share).boxed()),
+        }
+    }
 }
 
 async fn accept(
@@ -382,8 +502,8 @@ async fn accept(
         let limits = BodyLimits {
             bytes: options.max_body_bytes,
             timeout: options.body_timeout,
-            sessions: options.max_sessions,
         };
+        let stream = timed_io::TimedIo::new(stream, options.write_timeout, options.idle_timeout);
         let front = front.clone();
         tokio::spawn(async move {
             let _slot = slot;
@@ -395,7 +515,7 @@ async fn accept(
                     if request.uri().path() != PATH {
                         return Ok::<_, Infallible>(plain(StatusCode::NOT_FOUND, "Not Found\n"));
                     }
-                    if !authorized(token.as_deref(), &request) {
+                    if !token::authorized(token.as_deref(), &request) {
                         let mut response = plain(StatusCode::UNAUTHORIZED, "Unauthorized\n");
                         response.headers_mut().insert(
                             header::WWW_AUTHENTICATE,
@@ -403,19 +523,7 @@ async fn accept(
                         );
                         return Ok(response);
                     }
-                    let (parts, bytes) = match bounded(request, limits, &front.sessions).await {
-                        Ok(read) => read,
-                        Err(response) => return Ok(response),
-                    };
-                    if let Some(response) =
-                        listing::answer(&front.live, &front.hosts, &front.sessions, &parts, &bytes)
-                            .await
-                    {
-                        return Ok(response);
-                    }
-                    Ok(service
-                        .handle(Request::from_parts(parts, Full::new(bytes)))
-                        .await)
+                    Ok(front.answer(&service, request, limits).await)
                 }
             });
             let connection = hyper::server::conn::http1::Builder::new()
@@ -428,37 +536,5 @@ async fn accept(
                 _ = connection => {}
             }
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tokens_compare_whole_and_short_ones_are_refused() {
-        assert!(same(b"abcdef", b"abcdef"));
-        assert!(!same(b"abcdef", b"abcdeg"));
-        assert!(!same(b"abc", b"abcdef"));
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("token");
-        std::fs::write(&path, "short\n").unwrap();
-        assert!(read_token(&path).is_err());
-        std::fs::write(&path, "0123456789abcdef0123\nignored\n").unwrap();
-        assert_eq!(read_token(&path).unwrap(), "0123456789abcdef0123");
-        assert!(read_token(&dir.path().join("missing")).is_err());
-    }
-
-    #[test]
-    fn a_token_path_naming_a_device_or_a_folder_is_refused_at_once() {
-        let dir = tempfile::tempdir().unwrap();
-        for path in [Path::new("/dev/zero"), dir.path()] {
-            let refused = read_token(path).unwrap_err().to_string();
-            assert!(refused.contains("not a regular file"), "{refused}");
-        }
-        let big = dir.path().join("big");
-        std::fs::write(&big, "t".repeat(100_000)).unwrap();
-        let refused = read_token(&big).unwrap_err().to_string();
-        assert!(refused.contains("larger than"), "{refused}");
     }
 }
