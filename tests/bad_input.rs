@@ -388,3 +388,29 @@ fn thousands_of_keys_and_list_items_under_the_limit_load() {
         catalog.diagnostics
     );
 }
+
+#[test]
+fn a_yaml_alias_bomb_fails_alone_and_its_root_stays_complete() {
+    // Seven anchors, each a list of seven of the one before, the first
+    // holding long strings: 823,543 strings of 200 bytes once expanded
+    // (about 160 MiB), under serde_yaml's own repetition limit, in under
+    // 2 KiB. With no cap it fills the local provider's memory and faults
+    // it, hiding every skill of the root.
+    let long = "x".repeat(200);
+    let mut yaml = format!(
+        "---\nname: bomb\ndescription: d\na0: &a0 [{}]\n",
+        vec![long.as_str(); 7].join(", ")
+    );
+    for i in 1..7 {
+        let p = i - 1;
+        let refs = vec![format!("*a{p}"); 7].join(", ");
+        yaml.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    yaml.push_str("---\nBoom.\n");
+    let d = skipped(
+        &[("bomb/SKILL.md", yaml.as_bytes())],
+        "bomb/SKILL.md",
+        "aliases repeating anchors",
+    );
+    assert!(d.message.contains("expands past"), "{d}");
+}

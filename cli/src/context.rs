@@ -7,6 +7,7 @@ use skillhost::config::Config;
 use skillhost::config::trust::TrustStore;
 use skillhost::provider::sources::local::default_roots;
 use skillhost::session::{SessionLog, activation};
+use skillhost::text::escaped;
 use skillhost::usage::UsageStore;
 use skillhost::{Registry, RemoteSource, Runtime, Scope, Sources};
 use std::path::{Path, PathBuf};
@@ -28,7 +29,7 @@ impl Ctx {
         let runtime = Runtime::new().context("cannot start the sandbox")?;
         let config = match config {
             Some(path) => Some(Config::load(path)?),
-            None => Config::find(None, &cwd()?)?.filter(trusted),
+            None => found(&cwd()?.join(skillhost::config::FILE_NAME)),
         };
         Ok(Ctx { runtime, config })
     }
@@ -98,29 +99,54 @@ impl Ctx {
     }
 }
 
-/// Whether a configuration found in the current folder is trusted; says
-/// why not on stderr.
-fn trusted(config: &Config) -> bool {
-    let verdict = TrustStore::open().and_then(|store| store.is_trusted(config));
-    if let Ok(true) = verdict {
-        return true;
+/// The configuration found at `path` in the current folder, when the user
+/// trusted it. A file planted there (a cloned repository's) is not used
+/// until trusted, so it must not stop the command either: an untrusted
+/// file is parsed only to say what it asks for, and a warning says why it
+/// is not used, whatever it holds; the command runs on the default roots.
+fn found(path: &Path) -> Option<Config> {
+    if !path.is_file() {
+        return None;
     }
-    let asks = config.asks();
-    let asks = if asks.is_empty() {
-        "nothing beyond its own folder".to_string()
-    } else {
-        asks.join("; ")
-    };
-    eprintln!(
-        "skillhost: {} is not trusted, so it is not used (the default roots are). It asks for: {asks}. \
-         Run `skillhost trust {}` to use it.",
-        config.path.display(),
-        config.path.display()
-    );
-    if let Err(e) = verdict {
-        eprintln!("skillhost: the record of trusted files cannot be read: {e}");
+    let shown = escaped(&path.display().to_string());
+    let trusted: Result<bool, String> = TrustStore::open()
+        .and_then(|store| store.is_trusted_file(path, &Config::digest_of(path)?))
+        .map_err(|e| e.to_string());
+    match trusted {
+        Ok(true) => match Config::load(path) {
+            Ok(config) => return Some(config),
+            Err(e) => eprintln!(
+                "skillhost: {shown} is trusted but cannot be used, so the default roots are: {}",
+                escaped(&e.to_string())
+            ),
+        },
+        Ok(false) => {
+            let asks = match Config::load(path) {
+                Ok(config) => {
+                    let asks = config.asks();
+                    if asks.is_empty() {
+                        "It asks for nothing beyond its own folder".to_string()
+                    } else {
+                        format!("It asks for: {}", asks.join("; "))
+                    }
+                }
+                Err(e) => format!(
+                    "It cannot be read as a configuration: {}",
+                    escaped(&e.to_string())
+                ),
+            };
+            eprintln!(
+                "skillhost: {shown} is not trusted, so it is not used (the default roots are). \
+                 {asks}. Run `skillhost trust {shown}` to use it."
+            );
+        }
+        Err(e) => eprintln!(
+            "skillhost: {shown} is not used (the default roots are): the record of trusted \
+             files cannot be read: {}",
+            escaped(&e)
+        ),
     }
-    false
+    None
 }
 
 /// The current folder.

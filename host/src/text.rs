@@ -2,7 +2,12 @@
 //! on a character boundary, with control characters turned into spaces.
 //! Control characters (newlines, ANSI escapes), Unicode line and paragraph
 //! separators, and bidirectional overrides would let the text forge lines
-//! or reorder what a reader sees in listings, logs and terminals.
+//! or reorder what a reader sees in listings, logs and terminals; format
+//! characters ([`skillhost_skill::invisible`]: tag characters, zero-width
+//! ones, the BOM, the soft hyphen) would let it say to a model what a
+//! person reviewing it cannot see, so they are removed.
+
+use skillhost_skill::invisible::is_invisible;
 
 /// `text` cut to at most `max` bytes on a character boundary.
 pub fn clip(text: &str, max: usize) -> &str {
@@ -28,14 +33,34 @@ pub fn is_unsafe(c: char) -> bool {
 }
 
 /// `text` with every unsafe character (see [`is_unsafe`]) replaced by a
-/// space.
+/// space and every invisible one removed.
 pub fn clean(text: &str) -> String {
-    if !text.chars().any(is_unsafe) {
+    if !text.chars().any(|c| is_unsafe(c) || is_invisible(c)) {
         return text.to_string();
     }
     text.chars()
+        .filter(|&c| !is_invisible(c) || is_unsafe(c))
         .map(|c| if is_unsafe(c) { ' ' } else { c })
         .collect()
+}
+
+/// `text` with every unsafe or invisible character written as a visible
+/// escape (`\u{1b}`), for strings a person must judge exactly, such as
+/// what an untrusted configuration asks for: nothing in it can move the
+/// cursor, clear the screen or hide a word.
+pub fn escaped(text: &str) -> String {
+    if !text.chars().any(|c| is_unsafe(c) || is_invisible(c)) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_unsafe(c) || is_invisible(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// [`clean`] after [`clip`]: what diagnostics and logs show of foreign text.
@@ -60,5 +85,15 @@ mod tests {
         assert_eq!(shown("x\ny", 1), "x");
         assert_eq!(clean("a\u{2028}b\u{202E}c\u{2066}d"), "a b c d");
         assert_eq!(clean("plain é 技能"), "plain é 技能");
+    }
+
+    #[test]
+    fn invisible_characters_are_removed_and_escapes_show_everything_unseen() {
+        assert_eq!(clean("say\u{E0068}\u{E0069} hi\u{200B}\u{FEFF}"), "say hi");
+        assert_eq!(
+            escaped("/\u{1b}[2J\u{1b}[H ok\u{200B}"),
+            "/\\u{1b}[2J\\u{1b}[H ok\\u{200b}"
+        );
+        assert_eq!(escaped("~/skills"), "~/skills");
     }
 }

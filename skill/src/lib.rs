@@ -11,6 +11,7 @@
 //! - [`names`]: which skill names are safe identifiers.
 //! - [`braces`]: brace expansion of `paths` globs.
 //! - [`digest`]: `sha256:<hex>` digests, made and checked.
+//! - [`invisible`]: characters a reader cannot see (Unicode format characters).
 //! - [`segments`]: which `/`-separated paths may be joined to a base.
 //! - [`layout`]: root folder names and which entries of a root are skills.
 //! - [`reads`]: the batches a provider reads a root's documents in.
@@ -32,6 +33,7 @@ pub mod digest;
 mod fast_yaml;
 mod fields;
 pub mod frontmatter;
+pub mod invisible;
 pub mod json;
 pub mod json_fields;
 pub mod layout;

@@ -5,7 +5,148 @@
 
 use crate::frontmatter::Finding;
 use crate::node::{Fields, fields_from_mapping};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_yaml::Value;
+use std::cell::Cell;
+use std::fmt;
+
+/// Most values one frontmatter may expand to, aliases repeated: far more
+/// than 64 KiB of YAML can write without aliases, far less than a
+/// provider's memory. An alias bomb (anchors repeating anchors, under
+/// serde_yaml's own repetition limit) would otherwise fill the sandbox and
+/// fault the provider, hiding every other skill of its root.
+pub const MAX_EXPANDED_VALUES: usize = 100_000;
+
+/// Most bytes of text one frontmatter may expand to, aliases repeated.
+pub const MAX_EXPANDED_BYTES: usize = 1 << 20;
+
+/// Why an expansion was stopped.
+fn expansion_refused() -> Finding {
+    Finding::new(
+        None,
+        None,
+        format!(
+            "the YAML expands past {MAX_EXPANDED_VALUES} values or {MAX_EXPANDED_BYTES} bytes \
+             (aliases repeating anchors): refused"
+        ),
+    )
+}
+
+/// Whether `raw`, its aliases expanded, stays within the caps: counted by
+/// walking serde_yaml's events without building anything, stopped at the
+/// first value past them. `Ok` also for YAML that does not parse (the real
+/// parse reports that).
+fn within_expansion(raw: &str) -> Result<(), Finding> {
+    let budget = Budget {
+        values: Cell::new(MAX_EXPANDED_VALUES),
+        bytes: Cell::new(MAX_EXPANDED_BYTES),
+        exceeded: Cell::new(false),
+    };
+    let _ = Counted(&budget).deserialize(serde_yaml::Deserializer::from_str(raw));
+    if budget.exceeded.get() {
+        return Err(expansion_refused());
+    }
+    Ok(())
+}
+
+struct Budget {
+    values: Cell<usize>,
+    bytes: Cell<usize>,
+    exceeded: Cell<bool>,
+}
+
+impl Budget {
+    fn spend<E: serde::de::Error>(&self, bytes: usize) -> Result<(), E> {
+        let values = self.values.get().checked_sub(1);
+        let left = self.bytes.get().checked_sub(bytes);
+        match (values, left) {
+            (Some(values), Some(left)) => {
+                self.values.set(values);
+                self.bytes.set(left);
+                Ok(())
+            }
+            _ => {
+                self.exceeded.set(true);
+                Err(E::custom("expansion limit"))
+            }
+        }
+    }
+}
+
+/// Counts one value and everything inside it.
+struct Counted<'b>(&'b Budget);
+
+impl<'de> DeserializeSeed<'de> for Counted<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Counted<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.0.spend(1)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.0.spend(8)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.0.spend(8)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.0.spend(8)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<(), E> {
+        self.0.spend(s.len())
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.0.spend(1)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.0.spend(1)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        Counted(self.0).deserialize(d)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        Counted(self.0).deserialize(d)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.spend(1)?;
+        while seq.next_element_seed(Counted(self.0))?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.0.spend(1)?;
+        while map.next_key_seed(Counted(self.0))?.is_some() {
+            map.next_value_seed(Counted(self.0))?;
+        }
+        Ok(())
+    }
+
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+        use serde::de::VariantAccess as _;
+        let ((), variant) = data.variant_seed(Counted(self.0))?;
+        variant.newtype_variant_seed(Counted(self.0))
+    }
+}
 
 /// Parses the YAML block; retries once with troublesome plain values quoted
 /// (unquoted globs such as `*.md` or `{src,lib}/**`, and `key: a: b`), the
@@ -14,11 +155,17 @@ pub fn parse_fields(raw: &str) -> Result<Fields<'_>, Finding> {
     if let Some(fields) = crate::fast_yaml::parse(raw) {
         return Ok(fields);
     }
+    // Anchors are the only way YAML grows past its text; the fast path
+    // takes none.
+    if raw.contains('&') && raw.contains('*') {
+        within_expansion(raw)?;
+    }
     let first = match serde_yaml::from_str::<Value>(raw) {
         Ok(value) => return into_mapping(value),
         Err(e) => e,
     };
     if let Some(fixed) = quote_troublesome_values(raw)
+        && within_expansion(&fixed).is_ok()
         && let Ok(value) = serde_yaml::from_str::<Value>(&fixed)
     {
         return into_mapping(value);
@@ -112,6 +259,7 @@ pub fn strict(raw: &str) -> Result<(), String> {
     if crate::fast_yaml::parse(raw).is_some() {
         return Ok(());
     }
+    within_expansion(raw).map_err(|f| f.message)?;
     serde_yaml::from_str::<Value>(raw).map(|_| ()).map_err(|e| {
         let message = e.to_string();
         // serde_yaml appends " at line L column C" counted from the YAML's
@@ -122,4 +270,45 @@ pub fn strict(raw: &str) -> Result<(), String> {
             None => message.to_string(),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ten anchors, each a list of ten of the one before: 10^9 values once
+    /// expanded, in under 1 KiB of text.
+    fn alias_bomb() -> String {
+        let mut yaml =
+            String::from("name: bomb\ndescription: d\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            yaml.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        yaml
+    }
+
+    #[test]
+    fn an_alias_bomb_is_refused_as_one_document_before_it_is_built() {
+        let refused = parse_fields(&alias_bomb()).unwrap_err();
+        assert!(
+            refused.message.contains("aliases repeating anchors"),
+            "{}",
+            refused.message
+        );
+        assert!(strict(&alias_bomb()).unwrap_err().contains("expands past"));
+    }
+
+    #[test]
+    fn ordinary_anchors_and_large_plain_lists_stay_within_the_caps() {
+        let anchors = "name: a\ndescription: d\nbase: &b {x: 1}\nmore: *b\n";
+        assert_eq!(parse_fields(anchors).unwrap().len(), 4);
+        // A list as long as 64 KiB of frontmatter can write.
+        let mut long = String::from("name: a\ndescription: d\nitems: [");
+        long.push_str(&vec!["y"; 30_000].join(", "));
+        long.push_str("]\nx: &z 1\ny: *z\n");
+        assert!(within_expansion(&long).is_ok());
+    }
 }

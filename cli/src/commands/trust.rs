@@ -33,14 +33,16 @@ pub fn run(file: Option<&Path>, json: bool) -> Result<ExitCode> {
             "declared": declared,
         }))?;
     } else {
-        println!("trusted {} ({})", config.path.display(), config.digest);
+        let shown = skillhost::text::escaped(&config.path.display().to_string());
+        println!("trusted {shown} ({})", config.digest);
         for ask in &asks {
             println!("  it {ask}");
         }
         for (id, lines) in &declared {
+            let id = skillhost::text::escaped(id);
             println!("  {id}'s component declares (a request; the file decides what it gets):");
             for line in lines {
-                println!("    {line}");
+                println!("    {}", skillhost::text::escaped(line));
             }
         }
     }

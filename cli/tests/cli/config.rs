@@ -114,13 +114,23 @@ fn a_bad_configuration_names_the_key_and_the_line() {
         "[[provider]]\nbuiltin = \"local\"\nroots = [\"x\"]\nmemroy_mib = 5\n",
     )
     .unwrap();
-    let out = skillhost(&["catalog"], dir.path(), home.path());
+    // Named with --config, the file is the user's own: its error stops the command.
+    let out = skillhost(
+        &["catalog", "--config", "skillhost.toml"],
+        dir.path(),
+        home.path(),
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("skillhost.toml:4: memroy_mib: unknown field"),
         "{err}"
     );
+    // Found in the folder and not trusted, it only warns, with the same words.
+    let out = skillhost(&["catalog"], dir.path(), home.path());
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("memroy_mib: unknown field"), "{err}");
 }
 
 fn names_in(json: &serde_json::Value) -> Vec<String> {
@@ -297,5 +307,120 @@ fn a_root_that_does_not_exist_is_an_empty_complete_source() {
     assert_eq!(
         catalog,
         serde_json::json!({"complete": true, "skills": [], "diagnostics": []})
+    );
+}
+
+/// A project folder with one skill of its own under `.agents/skills`.
+fn project_with_a_skill() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".agents/skills/ours")).unwrap();
+    std::fs::write(
+        dir.path().join(".agents/skills/ours/SKILL.md"),
+        "---\ndescription: The project's own\n---\nbody\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_planted_configuration_that_does_not_parse_warns_and_every_command_runs_on_the_defaults() {
+    let dir = project_with_a_skill();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("skillhost.toml"),
+        "[[provider]\nthis is = not toml",
+    )
+    .unwrap();
+    for args in [
+        vec!["catalog", "--json", "--no-bundled"],
+        vec!["catalog", "--for", "model", "--no-bundled"],
+        vec!["load", "ours"],
+    ] {
+        let out = skillhost(&args, dir.path(), home.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        assert!(
+            err.contains("is not trusted") && err.contains("cannot be read as a configuration"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn what_an_untrusted_configuration_asks_is_shown_escaped_with_links_resolved() {
+    let dir = project_with_a_skill();
+    let home = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("docs")).unwrap();
+    // A root whose name clears the screen and prints a fake verdict, an
+    // unknown key with escapes of its own, and a root linked out of the folder.
+    let planted = "[[provider]]\nbuiltin = \"local\"\nroots = [\"docs\", \"/\\u001b[2J\\u001b[Hnothing beyond its own folder\"]\n";
+    std::fs::write(dir.path().join("skillhost.toml"), planted).unwrap();
+    let out = skillhost(&["catalog", "--no-bundled"], dir.path(), home.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        !err.contains('\u{1b}'),
+        "no escape reaches the terminal: {err:?}"
+    );
+    assert!(
+        err.contains("\\u{1b}[2J"),
+        "the escape is shown as text: {err}"
+    );
+    let real = std::fs::canonicalize(elsewhere.path()).unwrap();
+    assert!(
+        err.contains(&format!("a link to {}", real.display())),
+        "the linked root names its target: {err}"
+    );
+    std::fs::write(
+        dir.path().join("skillhost.toml"),
+        "[[provider]]\nbuiltin = \"local\"\n\"\\u001b[31mevil\" = 1\n",
+    )
+    .unwrap();
+    let out = skillhost(&["catalog", "--no-bundled"], dir.path(), home.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains('\u{1b}'),
+        "an unknown key is escaped too: {err:?}"
+    );
+}
+
+#[test]
+fn a_symlinked_configuration_resolves_against_its_own_folder_not_the_links() {
+    let home = tempfile::tempdir().unwrap();
+    let proj = project_with_a_skill();
+    let attacker = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(attacker.path().join(".agents/skills/theirs")).unwrap();
+    std::fs::write(
+        attacker.path().join(".agents/skills/theirs/SKILL.md"),
+        "---\ndescription: The attacker's\n---\nbody\n",
+    )
+    .unwrap();
+    std::fs::write(
+        proj.path().join("skillhost.toml"),
+        "bundled = false\n[[provider]]\nbuiltin = \"local\"\nroots = [\".agents/skills\"]\n",
+    )
+    .unwrap();
+    assert!(
+        skillhost(&["trust"], proj.path(), home.path())
+            .status
+            .success()
+    );
+    std::os::unix::fs::symlink(
+        proj.path().join("skillhost.toml"),
+        attacker.path().join("skillhost.toml"),
+    )
+    .unwrap();
+    let out = skillhost(&["catalog", "--json"], attacker.path(), home.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        names_in(&value),
+        ["ours"],
+        "the trusted file's roots are its own folder's, not the link's"
     );
 }

@@ -126,6 +126,10 @@ impl Config {
 
     /// Reads and validates a configuration file (a FIFO or anything but a
     /// regular file planted in its place is refused, never waited on).
+    /// Relative paths resolve against the folder of the file itself, links
+    /// followed: a `skillhost.toml` that is a link to a trusted file must
+    /// not lend that trust to the folder holding the link (its `wasm` and
+    /// `roots` would be the link folder's otherwise).
     pub fn load(path: &Path) -> Result<Config, Error> {
         let io = |error| Error::Io {
             path: path.to_path_buf(),
@@ -134,10 +138,18 @@ impl Config {
         let bytes = crate::paths::read_regular(path, MAX_CONFIG_BYTES).map_err(io)?;
         let text = String::from_utf8(bytes)
             .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
-        let base = path
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        Config::parse(&text, path, &base)
+        Config::parse(&text, path, &folder_of(path))
+    }
+
+    /// The digest a file's bytes would be trusted under, read without
+    /// parsing it (an untrusted file is parsed only to say what it asks).
+    pub fn digest_of(path: &Path) -> Result<String, Error> {
+        let bytes =
+            crate::paths::read_regular(path, MAX_CONFIG_BYTES).map_err(|error| Error::Io {
+                path: path.to_path_buf(),
+                error,
+            })?;
+        Ok(skillhost_skill::digest::sha256(&bytes))
     }
 
     /// Parses `text` (read from `path`; relative paths against `base`).
@@ -148,38 +160,57 @@ impl Config {
     /// What the file would grant, in words, for a user deciding whether to
     /// trust it: components it runs, folders outside its own it reads,
     /// origins it reaches, remote sources, limits it raises.
+    /// Every string in it comes from the file, so each is shown escaped
+    /// ([`crate::text::escaped`]): a root or URL holding terminal escapes
+    /// cannot rewrite the prompt around it. A root that is a link is named
+    /// with where it leads.
     pub fn asks(&self) -> Vec<String> {
-        let folder = self
-            .path
-            .parent()
-            .map(crate::paths::absolute)
-            .unwrap_or_default();
+        use crate::text::escaped;
+        let folder = folder_of(&self.path);
         let defaults = Limits::default();
         let caps = Caps::default();
         let mut asks = Vec::new();
         for p in &self.providers {
             match &p.source {
-                Source::Wasm(file) => asks.push(format!("runs the component {}", file.display())),
-                Source::Remote(remote) => asks.push(format!("fetches skills from {}", remote.url)),
+                Source::Wasm(file) => asks.push(format!(
+                    "runs the component {}",
+                    escaped(&file.display().to_string())
+                )),
+                Source::Remote(remote) => {
+                    asks.push(format!("fetches skills from {}", escaped(&remote.url)))
+                }
                 Source::Local | Source::Bundled => {}
             }
-            for root in p.roots.iter().filter(|r| !r.starts_with(&folder)) {
-                asks.push(format!("reads {} (outside its folder)", root.display()));
+            for root in &p.roots {
+                let shown = escaped(&root.display().to_string());
+                // Where the root really leads, links followed (a root that
+                // does not exist yet leads where its path says).
+                let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+                if real != *root {
+                    if !real.starts_with(&folder) {
+                        asks.push(format!(
+                            "reads {shown}, a link to {} (outside its folder)",
+                            escaped(&real.display().to_string())
+                        ));
+                    }
+                } else if !root.starts_with(&folder) {
+                    asks.push(format!("reads {shown} (outside its folder)"));
+                }
             }
             for origin in &p.origins {
-                asks.push(format!("reaches {origin}"));
+                asks.push(format!("reaches {}", escaped(origin)));
             }
             if p.limits.memory_bytes > defaults.memory_bytes {
                 asks.push(format!(
                     "{}: memory up to {} MiB",
-                    p.id,
+                    escaped(&p.id),
                     p.limits.memory_bytes >> 20
                 ));
             }
             if p.limits.deadline > defaults.deadline && !matches!(p.source, Source::Remote(_)) {
                 asks.push(format!(
                     "{}: calls of up to {} ms",
-                    p.id,
+                    escaped(&p.id),
                     p.limits.deadline.as_millis()
                 ));
             }
@@ -187,10 +218,18 @@ impl Config {
                 || p.caps.max_text > caps.max_text
                 || p.caps.max_body > caps.max_body
             {
-                asks.push(format!("{}: larger caps on what it returns", p.id));
+                asks.push(format!(
+                    "{}: larger caps on what it returns",
+                    escaped(&p.id)
+                ));
             }
         }
         asks
+    }
+
+    /// The folder relative paths of the file at `path` resolve against.
+    pub fn folder(&self) -> PathBuf {
+        folder_of(&self.path)
     }
 
     /// A registry running the configured providers. One that cannot start
@@ -269,3 +308,13 @@ impl Config {
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;
+
+/// The real folder of the file at `path`: its canonical parent when it can
+/// be resolved, else the folder its path names.
+fn folder_of(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .ok()
+        .and_then(|real| real.parent().map(Path::to_path_buf))
+        .or_else(|| path.parent().map(crate::paths::absolute))
+        .unwrap_or_else(|| PathBuf::from("."))
+}

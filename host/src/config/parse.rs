@@ -81,12 +81,14 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 impl Reader<'_> {
+    /// Everything in it came from the file, so key and message are shown
+    /// escaped: an unknown key holding terminal escapes is printed as text.
     fn invalid(&self, line: usize, key: &str, message: impl Into<String>) -> Error {
         Error::Config {
             path: self.path.to_path_buf(),
             line,
-            key: key.to_string(),
-            message: message.into(),
+            key: crate::text::escaped(key),
+            message: crate::text::escaped(&message.into()),
         }
     }
 

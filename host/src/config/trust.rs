@@ -62,11 +62,17 @@ impl TrustStore {
 
     /// Whether the user trusted `config` as it is now.
     pub fn is_trusted(&self, config: &Config) -> Result<bool, Error> {
-        let path = canonical(&config.path)?;
+        self.is_trusted_file(&config.path, &config.digest)
+    }
+
+    /// Whether the file at `path` with bytes of `digest` (see
+    /// [`Config::digest_of`]) is trusted: checked before the file is parsed.
+    pub fn is_trusted_file(&self, path: &Path, digest: &str) -> Result<bool, Error> {
+        let path = canonical(path)?;
         Ok(self
             .entries()?
             .iter()
-            .any(|(digest, p)| *p == path && *digest == config.digest))
+            .any(|(d, p)| *p == path && d == digest))
     }
 
     /// Records that the user trusts `config` as it is now.

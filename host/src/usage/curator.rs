@@ -321,7 +321,10 @@ pub fn archive(report: &Report) -> Archived {
 
 fn move_into_archive(root: &Path, entry: &Path) -> Result<PathBuf, Error> {
     let archive = root.join(ARCHIVE_DIR);
+    not_a_link(&archive)?;
     std::fs::create_dir_all(&archive).map_err(Error::io(&archive))?;
+    // Made between the check and here by someone else: check again.
+    not_a_link(&archive)?;
     let Some(file_name) = entry.file_name() else {
         return Err(Error::Invalid {
             field: "skill path",
@@ -331,6 +334,23 @@ fn move_into_archive(root: &Path, entry: &Path) -> Result<PathBuf, Error> {
     let to = archive.join(file_name);
     move_without_overwrite(entry, &to)?;
     Ok(to)
+}
+
+/// Refuses an archive folder that is a symlink, as `mirror` refuses one in
+/// its output: a `.archive` link planted in a root (a cloned repository's)
+/// would move the user's skills wherever it points, while the message
+/// named the link.
+fn not_a_link(archive: &Path) -> Result<(), Error> {
+    match std::fs::symlink_metadata(archive) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(Error::Invalid {
+            field: "archive folder",
+            reason: format!(
+                "{} is a symlink; skills are only archived into a real folder",
+                crate::text::escaped(&archive.display().to_string())
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Renames `from` to `to` unless something is at `to` already.
@@ -351,6 +371,7 @@ pub fn restore(store: &UsageStore, roots: &[PathBuf], name: &str) -> Result<Move
     for root in roots {
         let archive = root.join(ARCHIVE_DIR);
         searched.push(archive.display().to_string());
+        not_a_link(&archive)?;
         let Ok(entries) = std::fs::read_dir(&archive) else {
             continue;
         };
@@ -413,6 +434,33 @@ mod tests {
     use crate::usage::clock::days;
     use skillhost_skill::frontmatter::Frontmatter;
     use std::time::UNIX_EPOCH;
+
+    #[test]
+    fn a_planted_archive_link_is_refused_and_nothing_moves_through_it() {
+        let root = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let skill = root.path().join("mine");
+        std::fs::create_dir_all(&skill).unwrap();
+        std::fs::write(skill.join("SKILL.md"), "---\ndescription: d\n---\n").unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), root.path().join(ARCHIVE_DIR)).unwrap();
+        let refused = move_into_archive(root.path(), &skill)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("is a symlink"), "{refused}");
+        assert!(
+            skill.join("SKILL.md").exists(),
+            "the skill stays where it was"
+        );
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+        let refused = restore(
+            &UsageStore::open(&root.path().join("usage.sqlite")).unwrap(),
+            &[root.path().to_path_buf()],
+            "mine",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(refused.contains("is a symlink"), "{refused}");
+    }
 
     #[test]
     fn an_archived_skill_is_named_by_its_frontmatter_and_a_fifo_in_its_place_does_not_block() {
