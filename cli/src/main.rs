@@ -5,6 +5,7 @@ mod args;
 mod bench;
 mod commands;
 mod context;
+mod logging;
 mod output;
 
 use clap::Parser;
@@ -16,13 +17,7 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SKILLHOST_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,notify=error")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    logging::init();
     match commands::run(args::Cli::parse()) {
         Ok(code) => code,
         // A reader that stops early (`| head`) is not an error.

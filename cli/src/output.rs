@@ -16,14 +16,23 @@ pub fn print_json(value: &impl serde::Serialize) -> Result<()> {
     Ok(())
 }
 
-/// Prints `text`, with a final newline if it has none.
+/// Prints `text`, with a final newline if it has none. Every line is
+/// cleaned first ([`clean`]): whatever a skill, a provider or a file put in
+/// it, no escape sequence, bidirectional override or invisible character
+/// reaches the terminal.
 pub fn print_text(text: &str) -> Result<()> {
+    let text = terminal_safe(text);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     if !text.ends_with('\n') {
         writeln!(out)?;
     }
     Ok(())
+}
+
+/// `text` with each of its lines cleaned, line ends kept.
+pub fn terminal_safe(text: &str) -> String {
+    text.split('\n').map(clean).collect::<Vec<_>>().join("\n")
 }
 
 /// The human-readable catalog: one line per skill, then diagnostics. What
@@ -60,4 +69,18 @@ pub fn render_catalog(catalog: &Catalog) -> String {
         }
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_output_keeps_its_lines_and_loses_escapes_and_invisible_characters() {
+        let text = "/fmt  Formats\u{1b}]0;owned\u{7} code\u{202E}\u{E0068}\nnext\tline\n";
+        assert_eq!(
+            terminal_safe(text),
+            "/fmt  Formats ]0;owned  code \nnext\tline\n"
+        );
+    }
 }

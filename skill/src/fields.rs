@@ -19,6 +19,10 @@ struct Reader<'f, 'a, 'w> {
     slots: [Option<usize>; FIELDS],
 }
 
+/// The start of the warning for a field holding invisible characters
+/// (the validator turns it into an error under the Agent Skills profile).
+pub const INVISIBLE_WARNING: &str = "holds invisible format characters a reader cannot see";
+
 /// How many fields the normaliser reads.
 const FIELDS: usize = 18;
 
@@ -78,10 +82,26 @@ impl<'f, 'a, 'w> Reader<'f, 'a, 'w> {
         self.warnings.push(Finding::new(None, Some(key), message));
     }
 
+    /// `text` without its invisible characters, warning under `key` when
+    /// it had any: a field says to a model only what a person reading it
+    /// sees (see [`crate::invisible`]).
+    fn visible(&mut self, key: &str, text: &str) -> String {
+        let stripped = crate::invisible::strip(text);
+        if let std::borrow::Cow::Owned(_) = stripped {
+            let named = crate::invisible::named(text, 8).join(", ");
+            self.warn(
+                key,
+                format!("{INVISIBLE_WARNING} ({named}); they were removed"),
+            );
+        }
+        stripped.into_owned()
+    }
+
     fn text(&mut self, key: &str) -> Option<String> {
         let value = self.get(key)?;
         match value.scalar_text() {
             Some(s) => {
+                let s = self.visible(key, &s);
                 let trimmed = s.trim();
                 (!trimmed.is_empty()).then(|| trimmed.to_string())
             }
@@ -120,8 +140,13 @@ impl<'f, 'a, 'w> Reader<'f, 'a, 'w> {
             return Vec::new();
         };
         let mut out = Unique::default();
+        let mut hidden = String::new();
         let mut push = |item: &str| {
-            let item = item.trim();
+            let visible = crate::invisible::strip(item);
+            if visible.len() != item.len() {
+                hidden.push_str(item);
+            }
+            let item = visible.trim();
             if !item.is_empty() {
                 out.push(item);
             }
@@ -150,6 +175,9 @@ impl<'f, 'a, 'w> Reader<'f, 'a, 'w> {
                 }
             },
         }
+        if !hidden.is_empty() {
+            self.visible(key, &hidden);
+        }
         out.items
     }
 
@@ -162,7 +190,7 @@ impl<'f, 'a, 'w> Reader<'f, 'a, 'w> {
             self.warn("metadata", format!("must be a mapping, found {found}"));
             return Vec::new();
         };
-        pairs
+        let pairs: Vec<(String, String)> = pairs
             .iter()
             .filter_map(|(k, v)| {
                 let key = k.scalar_text()?.into_owned();
@@ -175,6 +203,10 @@ impl<'f, 'a, 'w> Reader<'f, 'a, 'w> {
                 };
                 Some((key, text))
             })
+            .collect();
+        pairs
+            .into_iter()
+            .map(|(k, v)| (self.visible("metadata", &k), self.visible("metadata", &v)))
             .collect()
     }
 }

@@ -58,3 +58,23 @@ fn unique_keeps_the_first_of_each_item_in_order_past_the_searched_length() {
     let expected: Vec<String> = (0..40).map(|i| format!("x{i}")).collect();
     assert_eq!(unique.items, expected);
 }
+
+#[test]
+fn invisible_characters_are_removed_from_every_field_with_a_warning_naming_them() {
+    let doc = crate::frontmatter::parse_document(
+        "---\nname: smuggle\ndescription: \"Formats code\u{E0069}\u{E0067}\u{200B}\"\nallowed-tools: \"Read\u{FEFF}, Bash\"\nmetadata:\n  note: \"ok\u{00AD}\"\n---\nbody\n".as_bytes(),
+        "smuggle",
+    )
+    .unwrap();
+    let f = &doc.frontmatter;
+    assert_eq!(f.description.as_deref(), Some("Formats code"));
+    assert_eq!(f.allowed_tools, ["Read", "Bash"]);
+    assert_eq!(f.metadata, [("note".to_string(), "ok".to_string())]);
+    let warned: Vec<_> = doc
+        .warnings
+        .iter()
+        .filter(|w| w.message.starts_with(crate::frontmatter::INVISIBLE_WARNING))
+        .collect();
+    assert_eq!(warned.len(), 3, "{:?}", doc.warnings);
+    assert!(warned[0].message.contains("U+E0069") && warned[0].message.contains("U+200B"));
+}

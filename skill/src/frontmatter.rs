@@ -9,7 +9,7 @@
 //! warning, not a refusal. Unknown fields are kept in the verbatim text.
 
 use crate::fields::normalise_named;
-pub use crate::fields::served_name;
+pub use crate::fields::{INVISIBLE_WARNING, served_name};
 use crate::names::check_name;
 use crate::yaml::parse_fields;
 

@@ -99,5 +99,8 @@ fn user_view(catalog: &Catalog, activated: &BTreeSet<String>, json: bool) -> Res
 
 /// One line: whitespace runs (newlines of block scalars) as single spaces.
 fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    skillhost::text::clean(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -211,7 +211,10 @@ pub fn invoke(
     })?;
     let doc = registry.load(skill.name())?;
     let dir = doc.skill.base.to_string();
-    let text = substitute(&doc.body, request.args, &dir, request.session_id);
+    // What the model is handed says only what a person reading the skill
+    // sees: invisible format characters are dropped from the body too.
+    let body = skillhost_skill::invisible::strip(&doc.body);
+    let text = substitute(&body, request.args, &dir, request.session_id);
     let f = &doc.skill.frontmatter;
     Ok(match f.context {
         Context::Inline => Invocation::Inline {

@@ -104,11 +104,13 @@ pub fn write(planned: &[Planned], root: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(written)
 }
 
-/// A tool name as quoted in text: no backticks, at most
+/// A tool name as quoted in text: no backticks, no invisible character
+/// (a session log is not to smuggle text into a skill), at most
 /// [`MAX_TOOL_CHARS`] characters.
 fn shown(tool: &str) -> String {
     let clean: String = tool
         .chars()
+        .filter(|&c| !skillhost_skill::invisible::is_invisible(c))
         .map(|c| if c == '`' || c.is_control() { '\'' } else { c })
         .collect();
     if clean.chars().count() <= MAX_TOOL_CHARS {
@@ -225,6 +227,12 @@ mod tests {
         assert!(doc.frontmatter.description.unwrap().contains("a\": x"));
         assert!(doc.body.contains("2. Call `b'c`."));
         assert!(doc.body.lines().all(|l| l.chars().count() < 200));
+        let p = pattern(&["read\u{E0069}\u{200B}", "edit"], 3, 1.0);
+        let text = skill_md(&p, "read-edit");
+        assert!(
+            !text.chars().any(skillhost_skill::invisible::is_invisible),
+            "{text:?}"
+        );
     }
 
     #[test]

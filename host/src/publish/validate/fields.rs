@@ -32,6 +32,10 @@ pub fn check_fields(
         .collect();
     unknown.sort_unstable();
     unknown.dedup();
+    // A key from the file is shown escaped: it may hold terminal escapes.
+    let unknown: Vec<String> = unknown.into_iter().map(crate::text::escaped).collect();
+    let unknown: Vec<&str> = unknown.iter().map(String::as_str).collect();
+    invisible(fields, path, profile, &mut out);
     match profile {
         Profile::Claude => {
             for key in unknown {
@@ -74,6 +78,42 @@ pub fn check_fields(
         }
     }
     out
+}
+
+/// Every field holding invisible format characters, in its key or
+/// anywhere in its value: an error under the Agent Skills profile (other
+/// readers hand them to a model unseen), a warning under Claude's
+/// (skillhost removes them before anything is shown).
+fn invisible(fields: &Fields<'_>, path: &Path, profile: Profile, out: &mut Vec<Problem>) {
+    fn texts<'n>(node: &'n Node<'_>, all: &mut String) {
+        match node {
+            Node::Text(t) => all.push_str(t),
+            Node::Seq(items) => items.iter().for_each(|i| texts(i, all)),
+            Node::Map(pairs) => pairs.iter().for_each(|(k, v)| {
+                texts(k, all);
+                texts(v, all);
+            }),
+            _ => {}
+        }
+    }
+    for (key, value) in fields {
+        let mut all = key.to_string();
+        texts(value, &mut all);
+        let named = skillhost_skill::invisible::named(&all, 8);
+        if named.is_empty() {
+            continue;
+        }
+        let message = format!(
+            "{} ({})",
+            skillhost_skill::frontmatter::INVISIBLE_WARNING,
+            named.join(", ")
+        );
+        let key = crate::text::escaped(key);
+        out.push(match profile {
+            Profile::Claude => Problem::warning(path, &key, message),
+            Profile::AgentSkills => Problem::error(path, &key, message),
+        });
+    }
 }
 
 type Get<'f, 'a> = dyn Fn(&str) -> Option<&'f Node<'a>> + 'f;
@@ -268,5 +308,48 @@ fn agentskills(get: &Get<'_, '_>, folder: &str, out: &mut Out<'_>) {
             "allowed-tools",
             format!("must be a space-separated string, found {}", other.kind()),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Severity;
+
+    fn problems(yaml: &str, profile: Profile) -> Vec<Problem> {
+        let fields = skillhost_skill::yaml::parse_fields(yaml).unwrap();
+        check_fields(&fields, Path::new("s/SKILL.md"), "s", profile)
+    }
+
+    #[test]
+    fn invisible_characters_are_an_agentskills_error_and_a_claude_warning() {
+        let yaml = "name: s\ndescription: \"Formats\u{E0068}\u{E0069} code\"\n";
+        for (profile, severity) in [
+            (Profile::AgentSkills, Severity::Error),
+            (Profile::Claude, Severity::Warning),
+        ] {
+            let found: Vec<_> = problems(yaml, profile)
+                .into_iter()
+                .filter(|p| p.message.contains("invisible"))
+                .collect();
+            assert_eq!(found.len(), 1, "{profile:?}: {found:?}");
+            assert_eq!(found[0].severity, severity);
+            assert_eq!(found[0].field, "description");
+            assert!(found[0].message.contains("U+E0068"), "{}", found[0].message);
+        }
+    }
+
+    #[test]
+    fn an_unknown_field_holding_escapes_is_named_escaped() {
+        let yaml = "name: s\ndescription: d\n\"\\e[31mred\": 1\n";
+        let unknown = problems(yaml, Profile::Claude);
+        assert!(
+            unknown.iter().all(|p| !p.field.contains('\u{1b}')),
+            "{unknown:?}"
+        );
+        assert!(
+            unknown.iter().any(|p| p.field.contains("\\u{1b}[31mred")),
+            "{unknown:?}"
+        );
     }
 }
