@@ -399,7 +399,7 @@ fn a_yaml_alias_bomb_fails_alone_and_its_root_stays_complete() {
     let long = "x".repeat(200);
     let mut yaml = format!(
         "---\nname: bomb\ndescription: d\na0: &a0 [{}]\n",
-        vec![long.as_str(); 7].join(", ")
+        [long.as_str(); 7].join(", ")
     );
     for i in 1..7 {
         let p = i - 1;

@@ -30,6 +30,29 @@ pub(crate) struct Held {
     /// The field rules' warnings about kept skills, by document path: a
     /// delta does not resend an unchanged entry, so they are kept with it.
     warnings: BTreeMap<String, Vec<Diagnostic>>,
+    /// What each kept skill costs, by document path, and their sum: the
+    /// provider's budget is checked against what is held across deltas,
+    /// not only one observation.
+    sizes: BTreeMap<String, usize>,
+    total: usize,
+}
+
+impl Held {
+    fn forget(&mut self, path: &str) {
+        self.skills.remove(path);
+        self.warnings.remove(path);
+        if let Some(size) = self.sizes.remove(path) {
+            self.total = self.total.saturating_sub(size);
+        }
+    }
+
+    fn forget_all(&mut self) {
+        self.skills.clear();
+        self.rejected.clear();
+        self.warnings.clear();
+        self.sizes.clear();
+        self.total = 0;
+    }
 }
 
 impl Held {
@@ -182,16 +205,11 @@ pub(crate) fn absorb(
 ) -> Absorbed {
     let caps = from.caps;
     match obs.base {
-        None => {
-            held.skills.clear();
-            held.rejected.clear();
-            held.warnings.clear();
-        }
+        None => held.forget_all(),
         Some(base) if Some(base) == held.epoch => {
             for path in obs.removed.iter().take(caps.max_skills) {
-                held.skills.remove(path);
+                held.forget(path);
                 held.rejected.remove(path);
-                held.warnings.remove(path);
             }
         }
         Some(base) => {
@@ -200,9 +218,7 @@ pub(crate) fn absorb(
                 held.epoch
             );
             held.epoch = None;
-            held.skills.clear();
-            held.rejected.clear();
-            held.warnings.clear();
+            held.forget_all();
             return Absorbed {
                 view: ProviderView {
                     diagnostics: vec![
@@ -217,6 +233,7 @@ pub(crate) fn absorb(
     let received = early.received.saturating_add(obs.skills.len());
     let mut overflow = early.dropped;
     let mut too_big = 0usize;
+    let mut over_budget = 0usize;
     let mut unremembered = 0usize;
     let mut bytes = 0usize;
     let answered = incoming(obs.skills, from).into_iter().flatten();
@@ -226,11 +243,27 @@ pub(crate) fn absorb(
             continue;
         }
         let (path, size, skill) = entry.skill(from);
+        let skill = skill.and_then(|kept| match size > caps.max_skill_bytes {
+            true => Err(format!(
+                "the entry is {size} bytes, over the {} byte budget for one skill",
+                caps.max_skill_bytes
+            )),
+            false => Ok(kept),
+        });
+        // What the provider would hold with this entry in place of the one
+        // at its path.
+        let replaced = held.sizes.get(&path).copied().unwrap_or(0);
+        let after = held.total.saturating_sub(replaced).saturating_add(size);
         match skill {
             // What the host keeps of one observation is bounded; an entry
             // refused at the boundary is dropped, so only kept ones count.
             Ok(_) if bytes.saturating_add(size) > caps.max_observation_bytes => {
                 too_big += 1;
+            }
+            // So is what it keeps of a provider, across deltas: the entry
+            // is refused and the one held at its path stays.
+            Ok(_) if after > caps.max_provider_bytes => {
+                over_budget += 1;
             }
             Ok((skill, warnings)) => {
                 bytes += size;
@@ -240,11 +273,12 @@ pub(crate) fn absorb(
                 } else {
                     held.warnings.insert(path.clone(), warnings);
                 }
+                held.total = after;
+                held.sizes.insert(path.clone(), size);
                 held.skills.insert(path, skill);
             }
             Err(reason) => {
-                held.skills.remove(&path);
-                held.warnings.remove(&path);
+                held.forget(&path);
                 if held.rejected.len() >= caps.max_rejected && !held.rejected.contains_key(&path) {
                     unremembered += 1;
                     continue;
@@ -276,6 +310,19 @@ pub(crate) fn absorb(
                 format!(
                     "provider {} sent more than {} bytes of entries in one observation; {too_big} were dropped",
                     from.id, caps.max_observation_bytes
+                ),
+            )
+            .from_source(from.id),
+        );
+    }
+    if over_budget > 0 {
+        diagnostics.push(
+            Diagnostic::error(
+                from.location,
+                format!(
+                    "provider {} would hold more than its budget of {} bytes of skills; \
+                     {over_budget} entries were refused and what it held is kept",
+                    from.id, caps.max_provider_bytes
                 ),
             )
             .from_source(from.id),

@@ -65,8 +65,11 @@ fn names(absorbed: &Absorbed) -> Vec<&str> {
 }
 
 fn absorb_into(held: &mut Held, obs: wit::Observation) -> Absorbed {
+    absorb_with(held, obs, Caps::default())
+}
+
+fn absorb_with(held: &mut Held, obs: wit::Observation, caps: Caps) -> Absorbed {
     let grants = grants();
-    let caps = Caps::default();
     let namespace = Namespace::default();
     let from = Source {
         grants: &grants,
@@ -229,4 +232,83 @@ fn every_kept_skill_gets_the_source_scope_and_namespace_whether_checked_in_turn_
             assert_eq!(skill.scope, Scope::Remote);
         }
     }
+}
+
+/// An entry whose description holds `bytes` bytes.
+fn fat(name: &str, bytes: usize) -> wit::SkillEntry {
+    with_fields(name, &format!(r#""description":"{}""#, "d".repeat(bytes)))
+}
+
+#[test]
+fn what_a_provider_holds_is_budgeted_across_deltas_and_the_held_skills_stay() {
+    let caps = Caps {
+        max_provider_bytes: 10_000,
+        max_skill_bytes: 6_000,
+        ..Caps::default()
+    };
+    let mut held = Held::default();
+    let first = absorb_with(
+        &mut held,
+        observation(1, None, vec![fat("a", 3_000), fat("b", 3_000)], &[]),
+        caps,
+    );
+    assert_eq!(names(&first), ["a", "b"]);
+    // Each delta adds two more fat skills, as the hostile provider did:
+    // past the budget they are refused, and a and b stay.
+    let mut epoch = 1;
+    for round in 0..5 {
+        epoch += 1;
+        let delta = absorb_with(
+            &mut held,
+            observation(
+                epoch,
+                Some(epoch - 1),
+                vec![
+                    fat(&format!("x{round}"), 3_000),
+                    fat(&format!("y{round}"), 3_000),
+                ],
+                &[],
+            ),
+            caps,
+        );
+        assert!(held.total <= caps.max_provider_bytes, "{}", held.total);
+        assert!(
+            names(&delta).starts_with(&["a", "b"]),
+            "{:?}",
+            names(&delta)
+        );
+        if round > 0 {
+            assert!(
+                delta
+                    .view
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.message.contains("budget of 10000 bytes")),
+                "{:?}",
+                delta.view.diagnostics
+            );
+        }
+    }
+    // Replacing a held skill by one of the same size fits; removing frees.
+    epoch += 1;
+    let removed = absorb_with(
+        &mut held,
+        observation(epoch, Some(epoch - 1), vec![], &["/skills/0/a/SKILL.md"]),
+        caps,
+    );
+    assert!(!names(&removed).contains(&"a"));
+    // One skill over its own budget is refused at the boundary.
+    let mut fresh = Held::default();
+    let one = absorb_with(
+        &mut fresh,
+        observation(1, None, vec![fat("big", 7_000)], &[]),
+        caps,
+    );
+    assert!(names(&one).is_empty());
+    assert!(
+        one.view
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("budget for one skill"))
+    );
 }

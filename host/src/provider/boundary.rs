@@ -43,6 +43,14 @@ pub struct Caps {
     /// Most bytes of entries one observation may carry; entries past it
     /// are dropped with a diagnostic.
     pub max_observation_bytes: usize,
+    /// Most bytes the host keeps for one skill (its texts, as
+    /// [`entry_bytes`] counts them); a larger entry is refused at the
+    /// boundary, whatever each field's own cap allows.
+    pub max_skill_bytes: usize,
+    /// Most bytes the host keeps for all of one provider's skills, across
+    /// every delta; entries past it are refused with a diagnostic naming
+    /// the budget, and what the host held stays.
+    pub max_provider_bytes: usize,
     /// Most files one skill may list (the MCP Skills Extension's limit).
     pub max_resources: usize,
     /// Most bytes one skill's files may add up to, and one file may have
@@ -66,6 +74,8 @@ impl Default for Caps {
             max_diagnostics: 1_000,
             max_rejected: 1_000,
             max_observation_bytes: 64 * 1024 * 1024,
+            max_skill_bytes: 512 * 1024,
+            max_provider_bytes: 64 * 1024 * 1024,
             max_resources: MAX_RESOURCES,
             max_resource_bytes: MAX_RESOURCE_BYTES,
         }

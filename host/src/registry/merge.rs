@@ -8,15 +8,18 @@
 
 use crate::model::{Catalog, Diagnostic, Location};
 use crate::provider::ProviderView;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
+
+/// See [`file_key`].
+type FileKey<'a> = (u8, &'a [u8], &'a [u8]);
 
 /// A location as a key for "the same file": its kind and its bytes. The
 /// host's paths are canonical (the grants resolve them), so bytes compare
 /// as paths do, and hashing them costs a fraction of hashing a `Path`
 /// component by component (a catalog of 1,000 skills is merged on every
 /// change).
-fn file_key(location: &Location) -> (u8, &[u8], &[u8]) {
+fn file_key(location: &Location) -> FileKey<'_> {
     match location {
         Location::Path(path) => (0, path.as_os_str().as_encoded_bytes(), &[]),
         Location::Url(url) => (1, url.as_bytes(), &[]),
@@ -35,15 +38,36 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
     let total: usize = views.iter().map(|v| v.skills.len()).sum();
     catalog.skills.reserve(total);
     let mut winners: HashMap<&str, usize> = HashMap::with_capacity(total);
-    let mut files: HashSet<(u8, &[u8], &[u8])> = HashSet::with_capacity(total);
+    // Each file's first claim: which skill serves it.
+    let mut files: HashMap<FileKey<'_>, (&str, &str)> = HashMap::with_capacity(total);
     for view in views {
         catalog.complete &= view.complete;
         catalog.held_back |= view.holds_back;
         catalog.diagnostics.extend(view.diagnostics.iter().cloned());
         for skill in &view.skills {
-            if !files.insert(file_key(&skill.path)) {
+            let claimed = files.get(&file_key(&skill.path)).copied();
+            if let Some((first, first_name)) = claimed {
+                // One file has one owner, the provider of higher precedence.
+                // The same root granted twice serves a file twice under one
+                // name, which is no news; another provider serving it under
+                // another name hides a skill, so both are named.
+                if first != skill.source && first_name != skill.name() {
+                    catalog.diagnostics.push(
+                        Diagnostic::warning(
+                            skill.path.to_string(),
+                            format!(
+                                "provider {} also serves this file, as {:?}; provider {first} \
+                                 serves it as {first_name:?}, so this claim is ignored",
+                                crate::text::shown(&skill.source, 128),
+                                crate::text::shown(skill.name(), 128),
+                            ),
+                        )
+                        .from_source(&skill.source),
+                    );
+                }
                 continue;
             }
+            files.insert(file_key(&skill.path), (&skill.source, skill.name()));
             if let Some(&winner) = winners.get(skill.name()) {
                 let winner = &catalog.skills[winner];
                 let path = skill.path.to_string();
@@ -104,6 +128,28 @@ mod tests {
             seen_complete: complete,
             ..ProviderView::default()
         })
+    }
+
+    #[test]
+    fn a_file_claimed_by_two_providers_is_served_once_and_the_other_claim_is_named() {
+        let catalog = merge(&[
+            view(
+                vec![skill("squatter", "other-name", "/r/good/SKILL.md")],
+                true,
+            ),
+            view(vec![skill("local", "good", "/r/good/SKILL.md")], true),
+        ]);
+        assert_eq!(catalog.skills.len(), 1);
+        let d = catalog
+            .diagnostics
+            .iter()
+            .find(|d| d.path == "/r/good/SKILL.md")
+            .expect("the second claim is named");
+        assert!(
+            d.message.contains("provider local") && d.message.contains("provider squatter"),
+            "{}",
+            d.message
+        );
     }
 
     #[test]

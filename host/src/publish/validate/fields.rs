@@ -85,7 +85,7 @@ pub fn check_fields(
 /// readers hand them to a model unseen), a warning under Claude's
 /// (skillhost removes them before anything is shown).
 fn invisible(fields: &Fields<'_>, path: &Path, profile: Profile, out: &mut Vec<Problem>) {
-    fn texts<'n>(node: &'n Node<'_>, all: &mut String) {
+    fn texts(node: &Node<'_>, all: &mut String) {
         match node {
             Node::Text(t) => all.push_str(t),
             Node::Seq(items) => items.iter().for_each(|i| texts(i, all)),
