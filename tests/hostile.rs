@@ -821,6 +821,50 @@ fn a_fifo_read_through_files_and_read_ahead_is_refused_and_no_reader_is_left() {
     before.settled_after(&arena);
 }
 
+/// A guest capped at 32 MiB names one 8 MiB file 64 times in one
+/// `read-files` call: the host reads only what the guest could still take
+/// (its cap less what its memory holds), and the rest answers `transient`,
+/// so the host never holds 512 MiB for an answer the guest could not lower.
+#[test]
+fn a_read_naming_more_than_the_guest_can_receive_is_cut_at_its_memory() {
+    const BIG: usize = 8 * 1024 * 1024;
+    let capped = Limits {
+        memory_bytes: 32 * 1024 * 1024,
+        ..patient()
+    };
+    let size = BIG.to_string();
+    let arena = arena_with(
+        "read-amplify",
+        "snapshot",
+        false,
+        capped,
+        &[("size", &size), ("count", "64")],
+    );
+    write(arena.hostile_root.path(), "big.bin", &vec![7u8; BIG]);
+    arena.honest();
+    arena.arm();
+    let catalog = {
+        let _guard = watchdog("a read naming one large file 64 times");
+        arena.attacked()
+    };
+    assert!(catalog.complete, "{:?}", catalog.diagnostics);
+    survived(&catalog, true);
+    let seen = noted(&catalog, "read-amplify: ");
+    let counts: Vec<usize> = seen
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    let [whole, transient, bytes] = counts[..] else {
+        panic!("unexpected note {seen:?}");
+    };
+    assert!(
+        (1..=3).contains(&whole),
+        "only what 32 MiB can hold comes whole: {seen}"
+    );
+    assert_eq!(whole + transient, 64, "the rest answers transient: {seen}");
+    assert_eq!(bytes, whole * BIG, "{seen}");
+}
+
 #[test]
 fn descriptors_past_the_bound_stop_the_provider_and_are_all_closed() {
     let arena = arena("descriptors", "snapshot", false, patient());

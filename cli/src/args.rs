@@ -316,6 +316,9 @@ pub enum Command {
         /// Entries per skills/list page for --serve.
         #[arg(long, default_value_t = 500, value_name = "N")]
         page_size: usize,
+        /// Seconds of --serve's load phase (200 sessions at once).
+        #[arg(long, default_value_t = 60, value_name = "SECS")]
+        load_secs: u64,
         /// Repetitions of each operation for --latency (and changes for
         /// --serve, at least 50).
         #[arg(long, default_value_t = 50)]

@@ -115,10 +115,10 @@ fn found(path: &Path) -> Option<Config> {
     match trusted {
         Ok(true) => match Config::load(path) {
             Ok(config) => return Some(config),
-            Err(e) => eprintln!(
+            Err(e) => crate::output::eprint_text(&format!(
                 "skillhost: {shown} is trusted but cannot be used, so the default roots are: {}",
                 escaped(&e.to_string())
-            ),
+            )),
         },
         Ok(false) => {
             let asks = match Config::load(path) {
@@ -135,16 +135,16 @@ fn found(path: &Path) -> Option<Config> {
                     escaped(&e.to_string())
                 ),
             };
-            eprintln!(
+            crate::output::eprint_text(&format!(
                 "skillhost: {shown} is not trusted, so it is not used (the default roots are). \
                  {asks}. Run `skillhost trust {shown}` to use it."
-            );
+            ));
         }
-        Err(e) => eprintln!(
+        Err(e) => crate::output::eprint_text(&format!(
             "skillhost: {shown} is not used (the default roots are): the record of trusted \
              files cannot be read: {}",
             escaped(&e)
-        ),
+        )),
     }
     None
 }

@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         // A reader that stops early (`| head`) is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("skillhost: {e:#}");
+            output::eprint_text(&format!("skillhost: {e:#}"));
             ExitCode::FAILURE
         }
     }

@@ -30,6 +30,13 @@ pub fn print_text(text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Prints `text` and a newline to stderr, each line cleaned as
+/// [`print_text`] cleans it: a warning or an error can quote a file, a
+/// provider or a server, and none of them may write to the terminal.
+pub fn eprint_text(text: &str) {
+    eprintln!("{}", terminal_safe(text));
+}
+
 /// `text` with each of its lines cleaned, line ends kept.
 pub fn terminal_safe(text: &str) -> String {
     text.split('\n').map(clean).collect::<Vec<_>>().join("\n")

@@ -12,7 +12,12 @@
 //! - a skill folder created or deleted on disk → `resources/list_changed`
 //!   at a connected 2025-11-25 session, against the watcher's coalescing
 //!   window (the part of the latency the server adds is what lies beyond);
-//! - the server's resident memory per idle session, from `/proc`.
+//! - the server's resident memory per idle session, from `/proc`;
+//! - load: [`LOAD_SESSIONS`] plain 2025-11-25 sessions at once, each
+//!   sending `skills/list`, `tools/list` and `ping` back to back for the
+//!   load's seconds: requests, errors, p50 and p99, and the server's
+//!   resident memory and open descriptors before, at peak, and 5 s after
+//!   the clients left.
 //!
 //! The baseline is the same listing in process, with no protocol: the
 //! server's own live view (`skillhost_mcp::Live`) over the same tree, every
@@ -45,6 +50,29 @@ pub struct ServeOptions {
     pub sessions: usize,
     /// Entries per `skills/list` page.
     pub page_size: usize,
+    /// Seconds of the load phase.
+    pub load_secs: u64,
+}
+
+/// Concurrent sessions of the load phase.
+pub const LOAD_SESSIONS: usize = 200;
+
+/// What the load phase saw.
+#[derive(Debug, Clone, Default)]
+pub struct LoadReport {
+    /// Seconds it ran.
+    pub secs: u64,
+    /// Requests answered, over all sessions.
+    pub requests: u64,
+    /// Requests that failed: a transport error, an HTTP error status, or a
+    /// JSON-RPC error.
+    pub errors: u64,
+    /// Each answered request's time, request sent to body read.
+    pub latencies: Vec<Duration>,
+    /// The server's resident memory (KiB): before, at peak, 5 s after.
+    pub rss_kib: [u64; 3],
+    /// The server's open descriptors: before, at peak, 5 s after.
+    pub descriptors: [u64; 3],
 }
 
 /// The figures.
@@ -74,6 +102,8 @@ pub struct ServeReport {
     pub rss_before_kib: u64,
     /// Server memory with them open, KiB.
     pub rss_after_kib: u64,
+    /// The load phase.
+    pub load: LoadReport,
 }
 
 impl ServeReport {
@@ -140,6 +170,21 @@ impl ServeReport {
             self.rss_before_kib,
             self.rss_after_kib
         ));
+        let load = &self.load;
+        out.push_str(&format!(
+            "load: {LOAD_SESSIONS} sessions for {} s: {} requests, {} errors\n",
+            load.secs, load.requests, load.errors
+        ));
+        out.push_str(&line("  per request under load", &load.latencies));
+        out.push_str(&format!(
+            "  resident memory {} -> peak {} -> {} KiB 5 s after; descriptors {} -> {} -> {}\n",
+            load.rss_kib[0],
+            load.rss_kib[1],
+            load.rss_kib[2],
+            load.descriptors[0],
+            load.descriptors[1],
+            load.descriptors[2]
+        ));
         out
     }
 
@@ -173,6 +218,15 @@ impl ServeReport {
             "rss_before_kib": self.rss_before_kib,
             "rss_after_kib": self.rss_after_kib,
             "rss_per_session_kib": self.per_session_kib(),
+            "load": {
+                "sessions": LOAD_SESSIONS,
+                "secs": self.load.secs,
+                "requests": self.load.requests,
+                "errors": self.load.errors,
+                "latency": pair(&self.load.latencies),
+                "rss_kib": {"before": self.load.rss_kib[0], "peak": self.load.rss_kib[1], "after": self.load.rss_kib[2]},
+                "descriptors": {"before": self.load.descriptors[0], "peak": self.load.descriptors[1], "after": self.load.descriptors[2]},
+            },
         })
     }
 }
@@ -226,8 +280,9 @@ fn message(body: &[u8]) -> Result<&[u8]> {
         .ok_or_else(|| anyhow!("bench: a response held no JSON-RPC message"))
 }
 
-/// Whole listings on a plain 2025-11-25 session over one kept-alive connection.
-async fn plain_listings(url: &str, options: &ServeOptions, report: &mut ServeReport) -> Result<()> {
+/// A plain 2025-11-25 session: its own HTTP client (one kept-alive
+/// connection) and its id, initialized.
+async fn plain_session(url: &str) -> Result<(reqwest::Client, String)> {
     let http = reqwest::Client::builder()
         .no_proxy()
         .build()
@@ -248,6 +303,82 @@ async fn plain_listings(url: &str, options: &ServeOptions, report: &mut ServeRep
         .await?
         .bytes()
         .await?;
+    Ok((http, session))
+}
+
+/// One load session: requests back to back until `until`; its answered
+/// requests' times and its error count.
+async fn load_session(url: String, until: Instant) -> (Vec<Duration>, u64) {
+    let (mut times, mut errors) = (Vec::new(), 0);
+    let (http, session) = match plain_session(&url).await {
+        Ok(opened) => opened,
+        Err(_) => return (times, 1),
+    };
+    let mut id = 0u64;
+    while Instant::now() < until {
+        id += 1;
+        let method = ["skills/list", "tools/list", "ping"][(id % 3) as usize];
+        let request =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}});
+        let started = Instant::now();
+        let answered = async {
+            let body = post(&http, &url, Some(&session), request)
+                .await?
+                .bytes()
+                .await?;
+            let reply: serde_json::Value = serde_json::from_slice(message(&body)?)?;
+            anyhow::ensure!(reply.get("error").is_none(), "a JSON-RPC error");
+            Ok::<_, anyhow::Error>(())
+        }
+        .await;
+        match answered {
+            Ok(()) => times.push(started.elapsed()),
+            Err(_) => errors += 1,
+        }
+    }
+    (times, errors)
+}
+
+/// Open descriptors of process `pid`, from `/proc`.
+fn descriptors(pid: u32) -> Result<u64> {
+    Ok(std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .context("cannot read the server's descriptors (/proc)")?
+        .count() as u64)
+}
+
+/// The load phase: [`LOAD_SESSIONS`] sessions for `secs`, the server
+/// sampled every 250 ms for its peak, and once more 5 s after.
+async fn load(url: &str, pid: u32, secs: u64) -> Result<LoadReport> {
+    let mut report = LoadReport {
+        secs,
+        rss_kib: [rss_kib(pid)?; 3],
+        descriptors: [descriptors(pid)?; 3],
+        ..LoadReport::default()
+    };
+    let until = Instant::now() + Duration::from_secs(secs);
+    let sessions: Vec<_> = (0..LOAD_SESSIONS)
+        .map(|_| tokio::spawn(load_session(url.to_string(), until)))
+        .collect();
+    while Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        report.rss_kib[1] = report.rss_kib[1].max(rss_kib(pid)?);
+        report.descriptors[1] = report.descriptors[1].max(descriptors(pid)?);
+    }
+    for session in sessions {
+        let (times, errors) = session.await.context("a load session panicked")?;
+        report.requests += times.len() as u64;
+        report.errors += errors;
+        report.latencies.extend(times);
+    }
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    report.rss_kib[2] = rss_kib(pid)?;
+    report.descriptors[2] = descriptors(pid)?;
+    Ok(report)
+}
+
+/// Whole listings on a plain 2025-11-25 session over one kept-alive connection.
+async fn plain_listings(url: &str, options: &ServeOptions, report: &mut ServeReport) -> Result<()> {
+    let (http, session) = plain_session(url).await?;
     for round in 0..options.listings + 3 {
         let started = Instant::now();
         let mut cursor: Option<String> = None;
@@ -531,5 +662,6 @@ async fn measure(served: &Served, root: &Path, options: ServeOptions) -> Result<
     for (client, _) in idle {
         client.cancel().await?;
     }
+    report.load = load(&served.url, pid, options.load_secs).await?;
     Ok(report)
 }

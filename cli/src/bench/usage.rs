@@ -27,6 +27,12 @@ pub const CALLS: usize = 50;
 pub const SKILLS: usize = 10_000;
 /// Invocations recorded.
 pub const RECORDS: usize = 1_000;
+/// Session logs `learn` reads in its run, and tool calls in each.
+pub const LEARN_LOGS: usize = 3;
+/// Tool calls per log of the `learn` run.
+pub const LEARN_CALLS: usize = 2_000_000;
+/// What `learn` may hold at its peak over those logs.
+pub const LEARN_TARGET_MIB: u64 = 256;
 
 /// The workflows hidden among the noise of the generated sessions.
 const WORKFLOWS: [&[&str]; 5] = [
@@ -58,6 +64,9 @@ pub struct UsageReport {
     pub record: Vec<Duration>,
     /// One durable (`fsync`ed) session-log append.
     pub append: Vec<Duration>,
+    /// `skillhost learn --dry-run` over [`LEARN_LOGS`] logs of
+    /// [`LEARN_CALLS`] calls: its time, and its peak resident memory (KiB).
+    pub learn: Option<(Duration, u64)>,
 }
 
 impl UsageReport {
@@ -93,7 +102,15 @@ impl UsageReport {
                 &self.record
             ),
             line("one fsynced session-log append, for scale", &self.append),
-        )
+        ) + &match self.learn {
+            Some((elapsed, peak)) => format!(
+                "learn --dry-run, {LEARN_LOGS} logs x {LEARN_CALLS} calls (one process)  {:>8.0} ms  \
+                 peak RSS {:.0} MiB (target <= {LEARN_TARGET_MIB} MiB)\n",
+                ms(elapsed),
+                peak as f64 / 1024.0
+            ),
+            None => String::new(),
+        }
     }
 
     /// The JSON of `skillhost bench --usage --json` (milliseconds).
@@ -110,6 +127,13 @@ impl UsageReport {
             "skills": SKILLS,
             "record_invocation": figures(&self.record),
             "session_log_append": figures(&self.append),
+            "learn": self.learn.map(|(elapsed, peak)| serde_json::json!({
+                "logs": LEARN_LOGS,
+                "calls_per_log": LEARN_CALLS,
+                "ms": ms(elapsed),
+                "peak_rss_kib": peak,
+                "target_mib": LEARN_TARGET_MIB,
+            })),
         })
     }
 }
@@ -186,10 +210,85 @@ fn catalog() -> Catalog {
     }
 }
 
-/// Runs the three measurements: `rounds` of detection (at least 3), 101
-/// rounds of ranking, and [`RECORDS`] invocations.
+/// Writes [`LEARN_LOGS`] session logs of [`LEARN_CALLS`] tool calls each
+/// (noise from 40 tools with the hidden workflows among it, and an agent
+/// message every tenth line), then runs this binary's `learn --dry-run`
+/// over them as a separate process: its wall time, and its peak resident
+/// memory as the kernel reports it for the waited-for child.
+fn learn_run() -> Result<(Duration, u64)> {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().context("a temporary folder")?;
+    let mut mix = Mix(26);
+    let noise: Vec<String> = (0..40).map(|i| format!("tool_{i:02}")).collect();
+    let mut args: Vec<std::ffi::OsString> = ["learn", "--dry-run", "--json", "--no-bundled"]
+        .iter()
+        .map(Into::into)
+        .collect();
+    for n in 0..LEARN_LOGS {
+        let path = dir.path().join(format!("session-{n}.jsonl"));
+        let file = std::fs::File::create(&path).with_context(|| path.display().to_string())?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut written = 0;
+        while written < LEARN_CALLS {
+            let block: Vec<&str> = if mix.below(10) == 0 {
+                WORKFLOWS[mix.below(WORKFLOWS.len())].to_vec()
+            } else {
+                vec![noise[mix.below(noise.len())].as_str()]
+            };
+            for tool in block {
+                writeln!(
+                    out,
+                    r#"{{"type":"tool-call","tool":"{tool}","visible":true}}"#
+                )?;
+                written += 1;
+                if written % 10 == 0 {
+                    writeln!(
+                        out,
+                        r#"{{"type":"message","visible":true,"content":"The agent explains what call {written} found, in a sentence or two of ordinary text."}}"#
+                    )?;
+                }
+            }
+        }
+        out.flush()?;
+        args.push("--log".into());
+        args.push(path.into());
+    }
+    let empty = dir.path().join("skills");
+    std::fs::create_dir(&empty)?;
+    args.extend(["--root".into(), empty.clone().into_os_string()]);
+    args.extend(["--into".into(), dir.path().join("learned").into_os_string()]);
+    args.extend(["--state".into(), dir.path().join("state").into_os_string()]);
+    let exe = std::env::current_exe().context("this binary's path")?;
+    let (elapsed, status) = timed(|| {
+        std::process::Command::new(&exe)
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .status()
+    });
+    let status = status.context("cannot run skillhost learn")?;
+    anyhow::ensure!(status.success(), "bench: skillhost learn failed: {status}");
+    Ok((elapsed, children_peak_kib()))
+}
+
+/// The largest peak resident memory of the children waited for (KiB).
+fn children_peak_kib() -> u64 {
+    // SAFETY: getrusage writes only into the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let done = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    if done == 0 {
+        usage.ru_maxrss.max(0) as u64
+    } else {
+        0
+    }
+}
+
+/// Runs the measurements: `rounds` of detection (at least 3), 101 rounds
+/// of ranking, [`RECORDS`] invocations, and `learn` over large logs.
 pub fn run(rounds: usize) -> Result<UsageReport> {
-    let mut report = UsageReport::default();
+    let mut report = UsageReport {
+        learn: Some(learn_run()?),
+        ..UsageReport::default()
+    };
     let sessions = sessions();
     for _ in 0..rounds.max(3) {
         let (elapsed, found) = timed(|| patterns::detect(&sessions, &Options::default()));

@@ -33,7 +33,7 @@ pub fn run(ctx: &Ctx, name: &str, sources: &SourceArgs, json: bool) -> Result<Ex
                 .collect::<Vec<_>>(),
         }))?;
     } else {
-        println!("approved {name} ({} files)", files.len());
+        crate::output::print_text(&format!("approved {name} ({} files)", files.len()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

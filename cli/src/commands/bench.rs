@@ -19,6 +19,7 @@ pub struct Args {
     pub serve: bool,
     pub remote_mcp: bool,
     pub page_size: usize,
+    pub load_secs: u64,
     pub reps: usize,
     pub poll: bool,
     pub usage: bool,
@@ -49,6 +50,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<ExitCode> {
             changes: a.reps.max(50),
             sessions: 100,
             page_size: a.page_size,
+            load_secs: a.load_secs,
         };
         let report = benches::serve::run(&ctx.runtime, options)?;
         (report.to_json(), report.render())

@@ -52,7 +52,7 @@ pub fn run(
             "event": event,
         }))?;
     } else {
-        println!("{}", outcome.as_str());
+        crate::output::print_text(outcome.as_str())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -65,14 +65,16 @@ fn scores(state: &StateArgs, catalog: &Catalog) -> Option<Arc<Scores>> {
     let store = match found {
         Ok(store) => store?,
         Err(e) => {
-            eprintln!("skillhost: warning: usage scores not used: {e:#}");
+            crate::output::eprint_text(&format!(
+                "skillhost: warning: usage scores not used: {e:#}"
+            ));
             return None;
         }
     };
     match store.usage() {
         Ok(usage) => Some(Arc::new(catalog_scores(catalog, &usage, store.now()))),
         Err(e) => {
-            eprintln!("skillhost: warning: usage scores not used: {e}");
+            crate::output::eprint_text(&format!("skillhost: warning: usage scores not used: {e}"));
             None
         }
     }

@@ -58,7 +58,7 @@ pub fn run(file: &Path, json: bool) -> Result<ExitCode> {
         };
         print_json(&out)?;
     } else {
-        print!("{}", as_text(&path, &description, &declared, &grant));
+        crate::output::print_text(&as_text(&path, &description, &declared, &grant))?;
     }
     Ok(match description.link_error {
         None => ExitCode::SUCCESS,

@@ -48,12 +48,12 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
             &result,
         )?)
     }) {
-        eprintln!("skillhost: warning: usage not recorded: {e:#}");
+        crate::output::eprint_text(&format!("skillhost: warning: usage not recorded: {e:#}"));
     }
     let invocation = match result {
         Ok(invocation) => invocation,
         Err(e @ (skillhost::Error::Refused { .. } | skillhost::Error::UnknownSkill { .. })) => {
-            eprintln!("skillhost: {e}");
+            crate::output::eprint_text(&format!("skillhost: {e}"));
             return Ok(ExitCode::FAILURE);
         }
         Err(e) => return Err(e.into()),

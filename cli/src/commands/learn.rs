@@ -5,7 +5,6 @@ use crate::context::{Ctx, usage_store};
 use crate::output::{print_json, print_text};
 use anyhow::Result;
 use serde_json::json;
-use skillhost::session::{JsonlLog, SessionLog};
 use skillhost::usage::{learn, patterns, record};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -30,17 +29,10 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
         a.min_confidence
     );
     let store = usage_store(a.state)?;
-    let opened: Vec<(String, JsonlLog)> = a
-        .logs
-        .iter()
-        .map(|path| Ok((path.display().to_string(), JsonlLog::open(path)?)))
-        .collect::<Result<_>>()?;
-    let logs: Vec<(String, &dyn SessionLog)> = opened
-        .iter()
-        .map(|(id, log)| (id.clone(), log as &dyn SessionLog))
-        .collect();
-    let sessions = record::sessions(&store, &logs)?;
-    let found = patterns::detect(&sessions, &patterns::Options::default());
+    // Read a line at a time, keeping only tool names: bounded memory
+    // whatever the logs hold (their lines' warnings are logged as read).
+    let (sessions, _skipped) = record::sessions_from_files(&store, a.logs)?;
+    let found = patterns::detect_in(&sessions, &patterns::Options::default());
     let existing: BTreeSet<String> = ctx
         .registry(a.sources)?
         .snapshot()

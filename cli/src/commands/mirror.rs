@@ -10,7 +10,7 @@ use std::process::ExitCode;
 pub fn run(ctx: &Ctx, roots: &[PathBuf], out: &Path, json: bool) -> Result<ExitCode> {
     let report = mirror::write(&ctx.runtime, roots, out)?;
     for warning in &report.warnings {
-        eprintln!("{warning}");
+        crate::output::eprint_text(&format!("{warning}"));
     }
     if json {
         print_json(&serde_json::json!({
@@ -21,14 +21,14 @@ pub fn run(ctx: &Ctx, roots: &[PathBuf], out: &Path, json: bool) -> Result<ExitC
             "warnings": report.warnings.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
         }))?;
     } else {
-        println!(
+        crate::output::print_text(&format!(
             "published {} skill(s) to {}: {} file(s) written, {} unchanged, {} removed",
             report.skills,
             out.display(),
             report.written.len(),
             report.unchanged,
             report.removed.len()
-        );
+        ))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -18,9 +18,9 @@ pub fn run(session: &str, tools: &[String], state: &StateArgs, json: bool) -> Re
         }))?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    crate::output::print_text(&format!(
         "recorded {} tool call(s) for session {session}",
         tools.len()
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }

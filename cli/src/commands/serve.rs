@@ -66,7 +66,7 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
     let usage = match usage_store(a.state) {
         Ok(store) => Some(Arc::new(store)),
         Err(e) => {
-            eprintln!("skillhost: warning: usage not recorded: {e:#}");
+            crate::output::eprint_text(&format!("skillhost: warning: usage not recorded: {e:#}"));
             None
         }
     };

@@ -49,7 +49,7 @@ pub fn run(
             "reminder": activation.reminder,
         }))?;
     } else if let Some(reminder) = activation.reminder {
-        println!("{reminder}");
+        crate::output::print_text(&reminder.to_string())?;
     }
     Ok(ExitCode::SUCCESS)
 }

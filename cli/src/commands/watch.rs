@@ -48,7 +48,7 @@ pub fn run(
             RunnerConfig::default(),
         )),
         Err(e) => {
-            eprintln!("skillhost: warning: no usage reviews: {e:#}");
+            crate::output::eprint_text(&format!("skillhost: warning: no usage reviews: {e:#}"));
             None
         }
     };

@@ -11,7 +11,17 @@ fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
     let fixture = Fixture::new(&[]);
     let out = output_within(
         &mut fixture.command(&[
-            "bench", "--serve", "--skills", "20", "--rounds", "5", "--reps", "2", "--json",
+            "bench",
+            "--serve",
+            "--skills",
+            "20",
+            "--rounds",
+            "5",
+            "--reps",
+            "2",
+            "--load-secs",
+            "2",
+            "--json",
         ]),
         Duration::from_secs(300),
     );
@@ -60,6 +70,26 @@ fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
         "{report}"
     );
     assert!(report["rss_per_session_kib"].as_f64().is_some(), "{report}");
+    // The load phase: 200 sessions answered, none failing, the server
+    // sampled before, at peak and after.
+    let load = &report["load"];
+    assert_eq!(load["sessions"], 200, "{report}");
+    assert!(
+        load["requests"].as_u64().is_some_and(|n| n >= 200),
+        "{report}"
+    );
+    assert_eq!(load["errors"], 0, "{report}");
+    assert!(load["latency"]["runs"].as_u64() == load["requests"].as_u64());
+    for key in ["before", "peak", "after"] {
+        assert!(
+            load["rss_kib"][key].as_u64().is_some_and(|k| k > 0),
+            "{report}"
+        );
+        assert!(
+            load["descriptors"][key].as_u64().is_some_and(|k| k > 0),
+            "{report}"
+        );
+    }
 }
 
 #[test]

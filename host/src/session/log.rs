@@ -235,6 +235,78 @@ fn read_line(
     }
 }
 
+/// Reads the JSONL log at `path` a line at a time, handing each event to
+/// `each` as [`JsonlLog`] keeps it; returns the lines skipped and why (each
+/// also logged). A missing file is an empty log. Nothing but the current
+/// line is held, so a caller that keeps little (`learn` keeps tool names)
+/// reads a 1 GiB log in little memory.
+pub fn read_events(path: &Path, mut each: impl FnMut(Event)) -> Result<Vec<String>, Error> {
+    let io = |error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let mut warnings = Vec::new();
+    let file = match crate::paths::open_regular(path, std::fs::OpenOptions::new().read(true)) {
+        Ok(file) => Some(file),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io(e)),
+    };
+    if let Some(file) = file {
+        let mut reader = std::io::BufReader::with_capacity(
+            64 * 1024,
+            std::io::Read::take(file, MAX_LOG_BYTES.saturating_add(1)),
+        );
+        let mut line = Vec::new();
+        let mut total = 0u64;
+        let mut number = 0usize;
+        loop {
+            let read = read_line(&mut reader, &mut line, MAX_LINE_BYTES).map_err(io)?;
+            if read.bytes == 0 {
+                break;
+            }
+            total += read.bytes;
+            number += 1;
+            if total > MAX_LOG_BYTES {
+                return Err(io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("larger than {MAX_LOG_BYTES} bytes"),
+                )));
+            }
+            if read.too_long {
+                warnings.push(format!(
+                    "{}:{number}: longer than {MAX_LINE_BYTES} bytes; skipped",
+                    path.display()
+                ));
+                continue;
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let Ok(text) = std::str::from_utf8(&line) else {
+                warnings.push(format!("{}:{number}: not UTF-8; skipped", path.display()));
+                continue;
+            };
+            match serde_json::from_str(text).map(Event::from_json) {
+                Ok(Some(event)) => each(kept(event)),
+                // Another tool's line (an object without a type, say).
+                Ok(None) => {}
+                Err(_) if !read.ended => warnings.push(format!(
+                    "{}:{number}: the last line is cut short (a write was interrupted); skipped",
+                    path.display()
+                )),
+                Err(e) => warnings.push(format!(
+                    "{}:{number}: not a JSON event ({e}); skipped",
+                    path.display()
+                )),
+            }
+        }
+    }
+    for warning in &warnings {
+        tracing::warn!("{warning}");
+    }
+    Ok(warnings)
+}
+
 /// A session log in a JSONL file: one JSON object per line, appended to.
 ///
 /// The file is data, not authority, and may have been written by anything:
@@ -259,70 +331,8 @@ impl JsonlLog {
     /// keeps only its type and visibility in memory; its payload stays in the
     /// file. So memory follows skillhost's own events, not the log's size.
     pub fn open(path: &Path) -> Result<Self, Error> {
-        let io = |error| Error::Io {
-            path: path.to_path_buf(),
-            error,
-        };
         let mut events = Vec::new();
-        let mut warnings = Vec::new();
-        let file = match crate::paths::open_regular(path, std::fs::OpenOptions::new().read(true)) {
-            Ok(file) => Some(file),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io(e)),
-        };
-        if let Some(file) = file {
-            let mut reader = std::io::BufReader::with_capacity(
-                64 * 1024,
-                std::io::Read::take(file, MAX_LOG_BYTES.saturating_add(1)),
-            );
-            let mut line = Vec::new();
-            let mut total = 0u64;
-            let mut number = 0usize;
-            loop {
-                let read = read_line(&mut reader, &mut line, MAX_LINE_BYTES).map_err(io)?;
-                if read.bytes == 0 {
-                    break;
-                }
-                total += read.bytes;
-                number += 1;
-                if total > MAX_LOG_BYTES {
-                    return Err(io(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!("larger than {MAX_LOG_BYTES} bytes"),
-                    )));
-                }
-                if read.too_long {
-                    warnings.push(format!(
-                        "{}:{number}: longer than {MAX_LINE_BYTES} bytes; skipped",
-                        path.display()
-                    ));
-                    continue;
-                }
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                let Ok(text) = std::str::from_utf8(&line) else {
-                    warnings.push(format!("{}:{number}: not UTF-8; skipped", path.display()));
-                    continue;
-                };
-                match serde_json::from_str(text).map(Event::from_json) {
-                    Ok(Some(event)) => events.push(kept(event)),
-                    // Another tool's line (an object without a type, say).
-                    Ok(None) => {}
-                    Err(_) if !read.ended => warnings.push(format!(
-                        "{}:{number}: the last line is cut short (a write was interrupted); skipped",
-                        path.display()
-                    )),
-                    Err(e) => warnings.push(format!(
-                        "{}:{number}: not a JSON event ({e}); skipped",
-                        path.display()
-                    )),
-                }
-            }
-        }
-        for warning in &warnings {
-            tracing::warn!("{warning}");
-        }
+        let warnings = read_events(path, |event| events.push(event))?;
         Ok(JsonlLog {
             path: path.to_path_buf(),
             events,

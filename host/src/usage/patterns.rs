@@ -41,6 +41,9 @@ pub struct Options {
     pub near_duplicate: f64,
     /// Most patterns returned (default 50), the most frequent first.
     pub max_patterns: usize,
+    /// Most distinct windows of one length counted (default and most
+    /// [`MAX_COUNTED_WINDOWS`]).
+    pub max_windows: usize,
 }
 
 impl Default for Options {
@@ -51,6 +54,7 @@ impl Default for Options {
             min_sessions: 3,
             near_duplicate: 0.6,
             max_patterns: 50,
+            max_windows: MAX_COUNTED_WINDOWS,
         }
     }
 }
@@ -174,44 +178,112 @@ struct Count {
     last: u32,
 }
 
+/// Sessions with their tools interned: each distinct tool name and session
+/// id is held once, and a call is 4 bytes. A log of millions of calls is
+/// read into this a call at a time ([`Sessions::call`]), never as events.
+#[derive(Debug, Default, Clone)]
+pub struct Sessions {
+    names: Vec<String>,
+    tool_ids: HashMap<String, u32>,
+    session_names: Vec<String>,
+    session_ids: HashMap<String, u32>,
+    /// Each run of calls with its session's index (one session's calls may
+    /// come in several runs; detection sorts them together).
+    sequences: Vec<(u32, Vec<u32>)>,
+}
+
+impl Sessions {
+    /// No sessions yet.
+    pub fn new() -> Self {
+        Sessions::default()
+    }
+
+    /// Appends a call of `tool` to session `session` (a new run when the
+    /// previous call was another session's).
+    pub fn call(&mut self, session: &str, tool: &str) {
+        let sid = intern(&mut self.session_ids, &mut self.session_names, session);
+        let tid = intern(&mut self.tool_ids, &mut self.names, tool);
+        match self.sequences.last_mut() {
+            Some((last, tools)) if *last == sid => tools.push(tid),
+            _ => self.sequences.push((sid, vec![tid])),
+        }
+    }
+
+    /// Starts a new run for `session` even when the last call was its own
+    /// (two logs of one id are two runs: no window spans them).
+    pub fn start(&mut self, session: &str) {
+        let sid = intern(&mut self.session_ids, &mut self.session_names, session);
+        self.sequences.push((sid, Vec::new()));
+    }
+
+    /// Calls held, over all sessions.
+    pub fn calls(&self) -> usize {
+        self.sequences.iter().map(|(_, tools)| tools.len()).sum()
+    }
+
+    /// Distinct session ids.
+    pub fn len(&self) -> usize {
+        self.session_names.len()
+    }
+
+    /// Whether there is no session.
+    pub fn is_empty(&self) -> bool {
+        self.session_names.is_empty()
+    }
+}
+
+impl From<&[Session]> for Sessions {
+    fn from(list: &[Session]) -> Self {
+        let mut out = Sessions::new();
+        for session in list {
+            out.start(&session.id);
+            for tool in &session.tools {
+                out.call(&session.id, tool);
+            }
+        }
+        out
+    }
+}
+
+fn intern(ids: &mut HashMap<String, u32>, names: &mut Vec<String>, name: &str) -> u32 {
+    if let Some(&id) = ids.get(name) {
+        return id;
+    }
+    let id = names.len() as u32;
+    names.push(name.to_string());
+    ids.insert(name.to_string(), id);
+    id
+}
+
+/// Most distinct windows of one length counted. Past it, windows not seen
+/// yet are not counted (those already counted still are), so detection runs
+/// in bounded memory whatever a log holds. Just under 7/8 of 2^20, so the
+/// count table stays at 2^20 slots of 41 bytes (about 41 MiB) and never
+/// doubles.
+pub const MAX_COUNTED_WINDOWS: usize = 900_000;
+
 /// Finds the repeated sequences of `sessions`, highest confidence first
 /// (then frequency, length and tool names, so the order is total).
 /// Windows longer than [`MAX_WINDOW`] are not counted.
 pub fn detect(sessions: &[Session], options: &Options) -> Vec<Pattern> {
+    detect_in(&Sessions::from(sessions), options)
+}
+
+/// [`detect`] over sessions already interned.
+pub fn detect_in(interned: &Sessions, options: &Options) -> Vec<Pattern> {
     let max_len = options.max_len.clamp(1, MAX_WINDOW);
     let min_len = options.min_len.clamp(1, max_len);
     let min_sessions = options.min_sessions.max(1) as u32;
-    // Interned tools, and each sequence with its session's index, sorted
-    // so a session's sequences are next to each other.
-    let mut tool_ids: HashMap<&str, u32> = HashMap::new();
-    let mut names: Vec<&str> = Vec::new();
-    let mut session_ids: HashMap<&str, u32> = HashMap::new();
-    let mut session_names: Vec<&str> = Vec::new();
-    let mut sequences: Vec<(u32, Vec<u32>)> = Vec::with_capacity(sessions.len());
-    for session in sessions {
-        let next = session_names.len() as u32;
-        let sid = *session_ids.entry(session.id.as_str()).or_insert_with(|| {
-            session_names.push(&session.id);
-            next
-        });
-        let ids = session
-            .tools
-            .iter()
-            .map(|tool| {
-                let next = names.len() as u32;
-                *tool_ids.entry(tool.as_str()).or_insert_with(|| {
-                    names.push(tool);
-                    next
-                })
-            })
-            .collect();
-        sequences.push((sid, ids));
-    }
+    let max_windows = options.max_windows.min(MAX_COUNTED_WINDOWS);
+    let names = &interned.names;
+    let session_names = &interned.session_names;
+    // Sorted so a session's runs are next to each other.
+    let mut sequences: Vec<&(u32, Vec<u32>)> = interned.sequences.iter().collect();
     sequences.sort_by_key(|(sid, _)| *sid);
     // Each tool's place in name order, to order patterns by their names
     // without building strings.
     let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
-    by_name.sort_by_key(|&t| names[t as usize]);
+    by_name.sort_by_key(|&t| names[t as usize].as_str());
     let mut rank = vec![0u32; names.len()];
     for (place, &tool) in by_name.iter().enumerate() {
         rank[tool as usize] = place as u32;
@@ -220,6 +292,7 @@ pub fn detect(sessions: &[Session], options: &Options) -> Vec<Pattern> {
     // Level by level, from single calls (for pruning) up to max_len;
     // levels[l] holds the frequent windows of length l + 1.
     let mut levels: Vec<FxMap<Key, u32>> = Vec::new();
+    let mut capped = false;
     for len in 1..=max_len {
         let mut counts: FxMap<Key, Count> = FxMap::default();
         let previous = levels.last();
@@ -231,7 +304,12 @@ pub fn detect(sessions: &[Session], options: &Options) -> Vec<Pattern> {
                 {
                     continue;
                 }
-                let count = counts.entry(key(window)).or_insert(Count {
+                let k = key(window);
+                if counts.len() >= max_windows && !counts.contains_key(&k) {
+                    capped = true;
+                    continue;
+                }
+                let count = counts.entry(k).or_insert(Count {
                     sessions: 0,
                     last: PAD,
                 });
@@ -250,6 +328,12 @@ pub fn detect(sessions: &[Session], options: &Options) -> Vec<Pattern> {
             break;
         }
         levels.push(frequent);
+    }
+    if capped {
+        tracing::warn!(
+            "the sessions hold more than {max_windows} distinct tool sequences of one length; \
+             sequences first seen after that were not counted"
+        );
     }
 
     // Superset containment: drop a window whose one-longer extension

@@ -173,3 +173,34 @@ fn names_are_kebab_case_first_words() {
     assert!(name.len() <= 64, "{name}");
     assert!(skillhost_skill::names::check_name(&name).is_ok());
 }
+
+#[test]
+fn windows_past_the_count_cap_are_not_counted_and_those_before_still_are() {
+    // Three sessions of the same calls: an early pair, 40 fillers, a late
+    // pair; pairs only, so every pair is its own pattern.
+    let mut calls: Vec<String> = vec!["early_a".into(), "early_b".into()];
+    calls.extend((0..40).map(|i| format!("filler_{i}")));
+    calls.extend(["late_a".to_string(), "late_b".to_string()]);
+    let sessions: Vec<Session> = (0..3)
+        .map(|i| Session {
+            id: format!("s{i}"),
+            tools: calls.clone(),
+        })
+        .collect();
+    let pairs = Options {
+        max_len: 2,
+        ..Options::default()
+    };
+    let has = |found: &[Pattern], pair: [&str; 2]| found.iter().any(|p| tools(p) == pair);
+    let all = detect(&sessions, &pairs);
+    assert!(has(&all, ["early_a", "early_b"]) && has(&all, ["late_a", "late_b"]));
+    // Room for 25 distinct windows of a length: what came first is still
+    // counted and found, what came after is not.
+    let capped = Options {
+        max_windows: 25,
+        ..pairs
+    };
+    let found = detect(&sessions, &capped);
+    assert!(has(&found, ["early_a", "early_b"]), "{found:#?}");
+    assert!(!has(&found, ["late_a", "late_b"]), "{found:#?}");
+}

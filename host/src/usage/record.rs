@@ -15,7 +15,7 @@
 //! ```
 
 use super::error::Error;
-use super::patterns::Session;
+use super::patterns::Sessions;
 use super::store::{InvocationRecord, Outcome, UsageStore};
 use crate::model::{Catalog, Skill};
 use crate::session::SessionLog;
@@ -79,38 +79,79 @@ pub fn record_invoke(
     Ok(true)
 }
 
+/// The tool a `tool-call` event names, if it is usable (a non-empty
+/// string of at most the store's field length, with no control character).
+fn tool_of(event: &crate::session::Event) -> Option<&str> {
+    if event.kind != TOOL_CALL {
+        return None;
+    }
+    let tool = event.other.get("tool")?.as_str()?;
+    let usable = !tool.is_empty()
+        && tool.chars().count() <= super::store::MAX_FIELD_CHARS
+        && !tool.chars().any(char::is_control);
+    usable.then_some(tool)
+}
+
 /// The tools a session log's visible and hidden `tool-call` events name,
 /// in order (events without a usable `tool` are skipped).
 pub fn tool_calls(log: &dyn SessionLog) -> Vec<String> {
     (0..log.len())
         .filter_map(|i| log.get(i))
-        .filter(|e| e.kind == TOOL_CALL)
-        .filter_map(|e| e.other.get("tool")?.as_str())
-        .filter(|t| {
-            !t.is_empty()
-                && t.chars().count() <= super::store::MAX_FIELD_CHARS
-                && !t.chars().any(char::is_control)
-        })
+        .filter_map(tool_of)
         .map(str::to_string)
         .collect()
 }
 
 /// The sessions patterns are found in: the store's, then one per session
 /// log given (`id` naming it, typically its path).
-pub fn sessions(
-    store: &UsageStore,
-    logs: &[(String, &dyn SessionLog)],
-) -> Result<Vec<Session>, Error> {
-    let mut out: Vec<Session> = store
-        .sessions()?
-        .into_iter()
-        .map(|(id, tools)| Session { id, tools })
-        .collect();
+pub fn sessions(store: &UsageStore, logs: &[(String, &dyn SessionLog)]) -> Result<Sessions, Error> {
+    let mut out = store_sessions(store)?;
     for (id, log) in logs {
-        out.push(Session {
-            id: id.clone(),
-            tools: tool_calls(*log),
-        });
+        out.start(id);
+        for tool in tool_calls(*log) {
+            out.call(id, &tool);
+        }
+    }
+    Ok(out)
+}
+
+/// The same, reading each JSONL log file a line at a time: only the tool
+/// names are kept (interned, 4 bytes a call), never the events, so three
+/// logs of two million calls each are read in tens of megabytes. Returns
+/// the lines skipped, and why, beside.
+pub fn sessions_from_files(
+    store: &UsageStore,
+    logs: &[std::path::PathBuf],
+) -> Result<(Sessions, Vec<String>), Error> {
+    let mut out = store_sessions(store)?;
+    let mut warnings = Vec::new();
+    for path in logs {
+        let id = path.display().to_string();
+        out.start(&id);
+        let skipped = crate::session::log::read_events(path, |event| {
+            if let Some(tool) = tool_of(&event) {
+                out.call(&id, tool);
+            }
+        })
+        .map_err(|e| match e {
+            crate::Error::Io { path, error } => Error::Io { path, error },
+            other => Error::Io {
+                path: path.clone(),
+                error: std::io::Error::other(other.to_string()),
+            },
+        })?;
+        warnings.extend(skipped);
+    }
+    Ok((out, warnings))
+}
+
+fn store_sessions(store: &UsageStore) -> Result<Sessions, Error> {
+    let mut out = Sessions::new();
+    for (id, tools) in store.sessions()? {
+        out.start(&id);
+        for tool in &tools {
+            out.call(&id, tool);
+        }
     }
     Ok(out)
 }
@@ -174,6 +215,48 @@ mod tests {
         assert_eq!(
             outcome_of(&request, &failed),
             Some(("alias".into(), Outcome::Failed))
+        );
+    }
+
+    #[test]
+    fn log_files_are_read_as_tool_names_with_bad_lines_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = UsageStore::open(&dir.path().join("usage.db")).unwrap();
+        store
+            .record_tool_calls("stored", &["read", "edit"])
+            .unwrap();
+        let log = dir.path().join("a.jsonl");
+        std::fs::write(
+            &log,
+            concat!(
+                r#"{"type":"tool-call","tool":"search"}"#,
+                "\n",
+                r#"{"type":"message","content":"long text the agent wrote"}"#,
+                "\n",
+                "not json\n",
+                r#"{"type":"tool-call","tool":42}"#,
+                "\n",
+                r#"{"type":"tool-call","tool":"fetch","visible":false}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let missing = dir.path().join("missing.jsonl");
+        let (sessions, warnings) = sessions_from_files(&store, &[log.clone(), missing]).unwrap();
+        assert_eq!(sessions.len(), 3, "the store's session and one per log");
+        assert_eq!(sessions.calls(), 4);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with(&format!("{}:3: not a JSON event", log.display())));
+        let seen = crate::usage::patterns::detect_in(
+            &sessions,
+            &crate::usage::patterns::Options {
+                min_sessions: 1,
+                ..Default::default()
+            },
+        );
+        assert!(
+            seen.iter().any(|p| p.tools == ["search", "fetch"]),
+            "{seen:#?}"
         );
     }
 }

@@ -11,6 +11,8 @@
 //!     allowed, and a path over 4,096 bytes, all at depth 99;
 //!   - `fifo-wasi` / `fifo-files`: read the FIFO `fifo` in its root through
 //!     WASI (`std::fs`), or through `files::read-files` and `prefetch`;
+//!   - `read-amplify`: one `read-files` call naming `big.bin` in its root
+//!     `count` times, each up to `size` bytes, noting how many came whole;
 //!   - `descriptors`: open `inside.txt` 4,000 times through WASI, keeping
 //!     every descriptor;
 //!   - `log-flood`: 100,000 `host::log` lines full of ANSI escapes, bidi
@@ -197,6 +199,24 @@ impl Hostile {
                 println!("hostile provider writing to stdout");
             }
             "watch-flood" => self.watch_flood(),
+            "read-amplify" => {
+                // One call naming the same large file `count` times: far
+                // more than this instance's memory could ever receive.
+                use skillhost_guest_sdk::files::{FsError, read_files};
+                let big = format!("{}/big.bin", self.root);
+                let paths = vec![big; self.count];
+                let read = read_files(&paths, self.size);
+                let whole = read.files.iter().filter(|f| f.is_ok()).count();
+                let transient = read
+                    .files
+                    .iter()
+                    .filter(|f| matches!(f, Err(FsError::Transient(_))))
+                    .count();
+                self.notes.push(format!(
+                    "read-amplify: {whole} whole, {transient} transient, {} bytes",
+                    read.data.len()
+                ));
+            }
             "fifo-wasi" => {
                 let fifo = format!("{}/fifo", self.root);
                 match std::fs::read(&fifo) {

@@ -115,20 +115,27 @@ impl FilesCtx {
         paths: &[String],
         max_bytes: u64,
         deadline: Instant,
+        receivable: u64,
     ) -> ReadResult {
-        self.read_batch(paths, max_bytes, deadline, Keep::Whole)
+        self.read_batch(paths, max_bytes, deadline, Keep::Whole, receivable)
     }
 
     /// Reads a batch (read-ahead, threads, budget, deadline), keeping of
-    /// each file what `keep` says.
+    /// each file what `keep` says. The call's budget is what the guest can
+    /// still receive (`receivable`), within [`MAX_BYTES_PER_CALL`]: a guest
+    /// capped at 32 MiB asking for 256 copies of an 8 MiB file makes the
+    /// host read up to what it could take, and the rest answers
+    /// `transient`, instead of the host holding all of it for an answer
+    /// the guest could never lower.
     fn read_batch(
         &self,
         paths: &[String],
         max_bytes: u64,
         deadline: Instant,
         keep: Keep,
+        receivable: u64,
     ) -> ReadResult {
-        let budget = AtomicU64::new(MAX_BYTES_PER_CALL);
+        let budget = AtomicU64::new(receivable.min(MAX_BYTES_PER_CALL));
         let mounts = &self.mounts;
         let ahead = self.prefetch.as_ref();
         let read = |index: usize, path: &String, data: &mut Vec<u8>| {
@@ -162,8 +169,16 @@ impl FilesCtx {
         {
             return only;
         }
-        let mut data = Vec::with_capacity(parts.iter().map(|p| p.data.len()).sum());
-        let mut files = Vec::with_capacity(paths.len());
+        // Each part is dropped as soon as it is appended, so the host holds
+        // the answer about once, not once in parts and again joined.
+        let total: usize = parts.iter().map(|p| p.data.len()).sum();
+        let mut parts = parts.into_iter();
+        let (mut data, mut files) = match parts.next() {
+            Some(first) => (first.data, first.files),
+            None => (Vec::new(), Vec::new()),
+        };
+        data.reserve_exact(total - data.len());
+        files.reserve_exact(paths.len().saturating_sub(files.len()));
         for part in parts {
             let base = data.len() as u64;
             data.extend_from_slice(&part.data);
@@ -177,7 +192,13 @@ impl FilesCtx {
         ReadResult { data, files }
     }
 
-    pub(crate) fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64, deadline: Instant) {
+    pub(crate) fn prefetch(
+        &mut self,
+        paths: Vec<String>,
+        max_bytes: u64,
+        deadline: Instant,
+        receivable: u64,
+    ) {
         let ctx = self;
         if paths.len() > MAX_PATHS_PER_CALL || ctx.prefetches_this_call >= MAX_PREFETCHES_PER_CALL {
             return;
@@ -185,7 +206,7 @@ impl FilesCtx {
         ctx.prefetches_this_call += 1;
         // A new announcement replaces (and stops) the previous one.
         ctx.prefetch = None;
-        ctx.prefetch = Prefetch::start(paths, max_bytes, ctx.mounts.clone(), deadline);
+        ctx.prefetch = Prefetch::start(paths, max_bytes, ctx.mounts.clone(), deadline, receivable);
     }
 
     pub(crate) fn stat_paths(
@@ -228,8 +249,9 @@ impl FilesCtx {
         paths: &[String],
         max_bytes: u64,
         deadline: Instant,
+        receivable: u64,
     ) -> ReadResult {
-        self.read_batch(paths, max_bytes, deadline, Keep::Head)
+        self.read_batch(paths, max_bytes, deadline, Keep::Head, receivable)
     }
 
     /// `read-range`.
@@ -247,17 +269,30 @@ impl FilesCtx {
     }
 }
 
+impl HostState {
+    /// Bytes the guest could still take into its memory: its cap less what
+    /// its memory has grown to.
+    fn receivable(&self) -> u64 {
+        let limiter = &self.limiter;
+        limiter.memory_bytes.saturating_sub(limiter.memory_total()) as u64
+    }
+}
+
 impl files::Host for HostState {
     fn list_dir(&mut self, path: String) -> Result<Vec<DirEntry>, FsError> {
         self.files.list_dir(&path)
     }
 
     fn read_files(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
-        self.files.read_files(&paths, max_bytes, self.call.deadline)
+        let receivable = self.receivable();
+        self.files
+            .read_files(&paths, max_bytes, self.call.deadline, receivable)
     }
 
     fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64) {
-        self.files.prefetch(paths, max_bytes, self.call.deadline);
+        let receivable = self.receivable();
+        self.files
+            .prefetch(paths, max_bytes, self.call.deadline, receivable);
     }
 
     fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {
@@ -265,8 +300,9 @@ impl files::Host for HostState {
     }
 
     fn read_frontmatters(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
+        let receivable = self.receivable();
         self.files
-            .read_frontmatters(&paths, max_bytes, self.call.deadline)
+            .read_frontmatters(&paths, max_bytes, self.call.deadline, receivable)
     }
 
     fn read_range(

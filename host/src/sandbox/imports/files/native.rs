@@ -156,23 +156,32 @@ impl ReaderCall<'_> {
     /// Announces that this call will read `paths` with this `max_bytes`, as
     /// `prefetch`: they are read in the background from now on.
     pub fn prefetch(&mut self, paths: &[String], max_bytes: u64) {
-        self.files
-            .prefetch(paths.to_vec(), max_bytes, self.deadline);
+        self.files.prefetch(
+            paths.to_vec(),
+            max_bytes,
+            self.deadline,
+            super::MAX_BYTES_PER_CALL,
+        );
     }
 
     /// Reads whole regular files, each at most `max_bytes`, as one
     /// `read-files` call.
     pub fn read_files(&self, paths: &[String], max_bytes: u64) -> Reads {
-        Reads(self.files.read_files(paths, max_bytes, self.deadline))
+        Reads(
+            self.files
+                .read_files(paths, max_bytes, self.deadline, super::MAX_BYTES_PER_CALL),
+        )
     }
 
     /// Reads documents' frontmatter, each at most `max_bytes`, as one
     /// `read-frontmatters` call: each file read whole, its head kept.
     pub fn read_frontmatters(&self, paths: &[String], max_bytes: u64) -> Reads {
-        Reads(
-            self.files
-                .read_frontmatters(paths, max_bytes, self.deadline),
-        )
+        Reads(self.files.read_frontmatters(
+            paths,
+            max_bytes,
+            self.deadline,
+            super::MAX_BYTES_PER_CALL,
+        ))
     }
 }
 

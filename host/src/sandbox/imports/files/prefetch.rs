@@ -95,13 +95,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Prefetch {
-    /// Starts reading `paths` in the background; `None` when no reader
+    /// Starts reading `paths` in the background, at most `budget` bytes in
+    /// all (what the guest could still receive); `None` when no reader
     /// thread is available (the hint is then ignored).
     pub(crate) fn start(
         paths: Vec<String>,
         max_bytes: u64,
         mounts: Mounts,
         deadline: Instant,
+        budget: u64,
     ) -> Option<Prefetch> {
         if paths.is_empty() {
             return None;
@@ -131,7 +133,7 @@ impl Prefetch {
             deadline,
             next: AtomicUsize::new(0),
             taken: AtomicUsize::new(0),
-            budget: AtomicU64::new(MAX_BYTES_PER_CALL),
+            budget: AtomicU64::new(budget.min(MAX_BYTES_PER_CALL)),
             ahead: AtomicU64::new(0),
             cancelled: AtomicBool::new(false),
             ready: Condvar::new(),
@@ -331,8 +333,14 @@ mod tests {
     fn announced_files_are_handed_over_with_their_bytes_and_stamps() {
         let _turn = turn();
         let (dir, paths) = numbered_files(50);
-        let prefetch =
-            Prefetch::start(paths.clone(), 1024, mounted(dir.path()), soon()).expect("readers");
+        let prefetch = Prefetch::start(
+            paths.clone(),
+            1024,
+            mounted(dir.path()),
+            soon(),
+            MAX_BYTES_PER_CALL,
+        )
+        .expect("readers");
         wait_until_read(&prefetch);
         for (i, path) in paths.iter().enumerate().rev() {
             let expected = format!("file {i}");
@@ -357,8 +365,14 @@ mod tests {
         let (dir, mut paths) = numbered_files(20);
         // Announced twice: each announcement is its own read.
         paths.push("/skills/0/3.md".to_string());
-        let prefetch =
-            Prefetch::start(paths.clone(), 1024, mounted(dir.path()), soon()).expect("readers");
+        let prefetch = Prefetch::start(
+            paths.clone(),
+            1024,
+            mounted(dir.path()),
+            soon(),
+            MAX_BYTES_PER_CALL,
+        )
+        .expect("readers");
         wait_until_read(&prefetch);
         let bytes = |read: Option<Read>| match read {
             Some(Ok(ahead)) => String::from_utf8(ahead.bytes).expect("text"),
@@ -385,7 +399,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths: Vec<String> = (0..50_000).map(|i| format!("/skills/0/{i}.md")).collect();
         let last = paths[paths.len() - 1].clone();
-        let prefetch = Prefetch::start(paths, 1024, mounted(dir.path()), soon()).expect("readers");
+        let prefetch =
+            Prefetch::start(paths, 1024, mounted(dir.path()), soon(), MAX_BYTES_PER_CALL)
+                .expect("readers");
         // The readers go in order; the last of 50,000 is not reached yet.
         assert!(prefetch.take(&last, 1024).is_none());
     }
@@ -398,8 +414,14 @@ mod tests {
             "/etc/passwd".to_string(),
             "/skills/0/../../etc/passwd".to_string(),
         ];
-        let prefetch =
-            Prefetch::start(paths.clone(), 1024, mounted(dir.path()), soon()).expect("readers");
+        let prefetch = Prefetch::start(
+            paths.clone(),
+            1024,
+            mounted(dir.path()),
+            soon(),
+            MAX_BYTES_PER_CALL,
+        )
+        .expect("readers");
         wait_until_read(&prefetch);
         for path in &paths {
             let read = prefetch.take(path, 1024);
@@ -416,7 +438,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("a.md"), "a").expect("write");
         let paths = vec!["/skills/0/a.md".to_string()];
-        let prefetch = Prefetch::start(paths, 1024, mounted(dir.path()), soon()).expect("readers");
+        let prefetch =
+            Prefetch::start(paths, 1024, mounted(dir.path()), soon(), MAX_BYTES_PER_CALL)
+                .expect("readers");
         assert!(prefetch.take("/skills/0/a.md", 2048).is_none());
         assert!(prefetch.take("/skills/0/b.md", 1024).is_none());
     }
@@ -426,7 +450,9 @@ mod tests {
         let _turn = turn();
         let dir = tempfile::tempdir().expect("tempdir");
         let paths: Vec<String> = (0..50_000).map(|i| format!("/skills/0/{i}.md")).collect();
-        let prefetch = Prefetch::start(paths, 1024, mounted(dir.path()), soon()).expect("readers");
+        let prefetch =
+            Prefetch::start(paths, 1024, mounted(dir.path()), soon(), MAX_BYTES_PER_CALL)
+                .expect("readers");
         let shared = prefetch.shared.clone();
         drop(prefetch);
         let until = Instant::now() + Duration::from_secs(10);

@@ -95,11 +95,22 @@ fn read_one(
     if meta.len() > max_bytes {
         return Err(FsError::TooLarge(meta.len()));
     }
-    if budget.load(Ordering::Relaxed) < meta.len() {
+    // Reserved before reading, so the call's threads together never read
+    // past the budget (a check then a charge would let each overshoot).
+    let reserved = meta.len();
+    if budget
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
+            b.checked_sub(reserved)
+        })
+        .is_err()
+    {
         return Err(FsError::Transient(
             "this call's byte budget is spent; ask again".to_string(),
         ));
     }
+    let refund = |budget: &AtomicU64| {
+        budget.fetch_add(reserved, Ordering::Relaxed);
+    };
     let offset = data.len();
     // Asking for one byte more than the stat'ed size tells a complete read
     // (short) from a file that grew since (full), without a second call.
@@ -114,6 +125,7 @@ fn read_one(
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) => {
                 data.truncate(offset);
+                refund(budget);
                 return Err(error(e));
             }
         };
@@ -123,6 +135,7 @@ fn read_one(
         }
         if filled as u64 > max_bytes {
             data.truncate(offset);
+            refund(budget);
             return Err(FsError::TooLarge(filled as u64));
         }
         // The file grew while being read: make room and keep going.
@@ -133,10 +146,13 @@ fn read_one(
     let len = filled as u64;
     if len > max_bytes {
         data.truncate(offset);
+        refund(budget);
         return Err(FsError::TooLarge(len));
     }
+    // Settle the reservation with what was read: a file that shrank gives
+    // bytes back, one that grew takes what is left.
     let _ = budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
-        Some(b.saturating_sub(len))
+        Some(b.saturating_add(reserved).saturating_sub(len))
     });
     Ok(FileSlice {
         offset: offset as u64,
