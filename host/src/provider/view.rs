@@ -29,6 +29,10 @@ pub struct ProviderView {
     /// within its grace: a catalog published now could drop its skills
     /// (a root mid-checkout at start), so publication waits.
     pub holds_back: bool,
+    /// The host folders its grant holds (canonical roots and linked skill
+    /// folders), so that when two providers claim one file, the one whose
+    /// grant holds it most closely keeps it.
+    pub granted: Arc<[std::path::PathBuf]>,
 }
 
 /// The last complete view and the current one.
@@ -104,6 +108,11 @@ impl Provider {
                     complete: false,
                     seen_complete,
                     holds_back,
+                    granted: views
+                        .last_complete
+                        .as_ref()
+                        .map(|v| v.granted.clone())
+                        .unwrap_or_default(),
                 })
             };
             let view = self.with_refusals(view);
@@ -155,6 +164,12 @@ impl Provider {
                         .on_field("capability"),
                     );
                 }
+                absorbed.view.granted = grants
+                    .roots
+                    .iter()
+                    .map(|r| r.host.clone())
+                    .chain(grants.mounts.iter().map(|m| m.host.clone()))
+                    .collect();
                 absorbed.view
             }
             Err(fault) => {

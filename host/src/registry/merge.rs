@@ -2,13 +2,16 @@
 //!
 //! The first skill of a name wins. A later one from the same provider is a
 //! duplicate (an error); from a lower provider it is shadowed (a warning).
-//! The same file reached through two roots (a symlink) counts once. Remote
+//! The same file reached through two roots (a symlink) counts once, and a
+//! file two providers claim belongs to the one whose grant holds it most
+//! closely (see [`hold`]); the other claim is named in a warning. Remote
 //! skills carry their origin's namespace, so they never collide with local
 //! ones.
 
-use crate::model::{Catalog, Diagnostic, Location};
+use crate::model::{Catalog, Diagnostic, Location, Skill};
 use crate::provider::ProviderView;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 /// See [`file_key`].
@@ -28,6 +31,36 @@ fn file_key(location: &Location) -> FileKey<'_> {
     }
 }
 
+/// How closely a provider's claim on a file holds it: the depth of the
+/// deepest folder its grant holds the file under, then whether it names the
+/// skill after the file's own folder (the format's rule for a name). A
+/// provider granted a parent of someone else's root, or granted the same
+/// root and serving a skill under another name, holds it less closely.
+fn hold(view: &ProviderView, skill: &Skill) -> (usize, bool) {
+    let depth = match &skill.path {
+        Location::Path(path) => view
+            .granted
+            .iter()
+            .filter(|folder| path.starts_with(folder))
+            .map(|folder| folder.components().count())
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    };
+    let named_by_folder = folder_of(&skill.path) == Some(skill.name());
+    (depth, named_by_folder)
+}
+
+/// The name of the folder holding a skill's document.
+fn folder_of(location: &Location) -> Option<&str> {
+    match location {
+        Location::Path(path) => path.parent()?.file_name()?.to_str(),
+        Location::Url(path) | Location::Bundled(path) | Location::Provided { path, .. } => {
+            path.rsplit('/').nth(1)
+        }
+    }
+}
+
 /// Merges provider views, highest precedence first.
 pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
     let mut catalog = Catalog {
@@ -37,29 +70,52 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
     // Sized once: growing them rehashes every key several times over.
     let total: usize = views.iter().map(|v| v.skills.len()).sum();
     catalog.skills.reserve(total);
+    // Each file's owner (view, skill). One file has one owner: the provider
+    // whose grant holds it most closely, and among equals the one of higher
+    // precedence.
+    let mut owners: HashMap<FileKey<'_>, (usize, usize)> = HashMap::with_capacity(total);
+    for (v, view) in views.iter().enumerate() {
+        for (s, skill) in view.skills.iter().enumerate() {
+            match owners.entry(file_key(&skill.path)) {
+                Entry::Vacant(slot) => {
+                    slot.insert((v, s));
+                }
+                Entry::Occupied(mut slot) => {
+                    let (ov, os) = *slot.get();
+                    if ov != v && hold(view, skill) > hold(&views[ov], &views[ov].skills[os]) {
+                        slot.insert((v, s));
+                    }
+                }
+            }
+        }
+    }
     let mut winners: HashMap<&str, usize> = HashMap::with_capacity(total);
-    // Each file's first claim: which skill serves it.
-    let mut files: HashMap<FileKey<'_>, (&str, &str)> = HashMap::with_capacity(total);
-    for view in views {
+    for (v, view) in views.iter().enumerate() {
         catalog.complete &= view.complete;
         catalog.held_back |= view.holds_back;
         catalog.diagnostics.extend(view.diagnostics.iter().cloned());
-        for skill in &view.skills {
-            let claimed = files.get(&file_key(&skill.path)).copied();
-            if let Some((first, first_name)) = claimed {
-                // One file has one owner, the provider of higher precedence.
+        for (s, skill) in view.skills.iter().enumerate() {
+            let (ov, os) = owners
+                .get(&file_key(&skill.path))
+                .copied()
+                .unwrap_or((v, s));
+            if (ov, os) != (v, s) {
+                let owner = &views[ov].skills[os];
                 // The same root granted twice serves a file twice under one
                 // name, which is no news; another provider serving it under
-                // another name hides a skill, so both are named.
-                if first != skill.source && first_name != skill.name() {
+                // another name would hide a skill, so both are named.
+                if owner.source != skill.source && owner.name() != skill.name() {
                     catalog.diagnostics.push(
                         Diagnostic::warning(
                             skill.path.to_string(),
                             format!(
-                                "provider {} also serves this file, as {:?}; provider {first} \
-                                 serves it as {first_name:?}, so this claim is ignored",
+                                "provider {} also serves this file, as {:?}; provider {}, whose \
+                                 grant holds it as closely or more, serves it as {:?}, so this \
+                                 claim is ignored",
                                 crate::text::shown(&skill.source, 128),
                                 crate::text::shown(skill.name(), 128),
+                                crate::text::shown(&owner.source, 128),
+                                crate::text::shown(owner.name(), 128),
                             ),
                         )
                         .from_source(&skill.source),
@@ -67,7 +123,6 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
                 }
                 continue;
             }
-            files.insert(file_key(&skill.path), (&skill.source, skill.name()));
             if let Some(&winner) = winners.get(skill.name()) {
                 let winner = &catalog.skills[winner];
                 let path = skill.path.to_string();
@@ -130,26 +185,71 @@ mod tests {
         })
     }
 
+    fn granted(view: Arc<ProviderView>, folders: &[&str]) -> Arc<ProviderView> {
+        let mut view = Arc::unwrap_or_clone(view);
+        view.granted = folders.iter().map(std::path::PathBuf::from).collect();
+        Arc::new(view)
+    }
+
     #[test]
-    fn a_file_claimed_by_two_providers_is_served_once_and_the_other_claim_is_named() {
+    fn a_file_two_providers_claim_under_one_grant_stays_with_the_name_its_folder_gives() {
+        // The squatter comes first (higher precedence) and is granted the
+        // same root, but names `good/SKILL.md` otherwise: `good` stays.
         let catalog = merge(&[
-            view(
-                vec![skill("squatter", "other-name", "/r/good/SKILL.md")],
-                true,
+            granted(
+                view(
+                    vec![skill("squatter", "other-name", "/r/good/SKILL.md")],
+                    true,
+                ),
+                &["/r"],
             ),
-            view(vec![skill("local", "good", "/r/good/SKILL.md")], true),
+            granted(
+                view(vec![skill("local", "good", "/r/good/SKILL.md")], true),
+                &["/r"],
+            ),
         ]);
-        assert_eq!(catalog.skills.len(), 1);
+        let served: Vec<(&str, &str)> = catalog
+            .skills
+            .iter()
+            .map(|s| (s.source.as_str(), s.name()))
+            .collect();
+        assert_eq!(served, [("local", "good")]);
         let d = catalog
             .diagnostics
             .iter()
             .find(|d| d.path == "/r/good/SKILL.md")
-            .expect("the second claim is named");
+            .expect("the ignored claim is named");
         assert!(
             d.message.contains("provider local") && d.message.contains("provider squatter"),
             "{}",
             d.message
         );
+    }
+
+    #[test]
+    fn a_file_two_providers_claim_belongs_to_the_closer_grant_whatever_the_precedence() {
+        // Granted the whole home folder, a provider of higher precedence
+        // still cannot take a file from the provider granted its root.
+        let catalog = merge(&[
+            granted(
+                view(
+                    vec![skill("wide", "good", "/home/u/skills/good/SKILL.md")],
+                    true,
+                ),
+                &["/home/u"],
+            ),
+            granted(
+                view(
+                    vec![skill("local", "good", "/home/u/skills/good/SKILL.md")],
+                    true,
+                ),
+                &["/home/u/skills"],
+            ),
+        ]);
+        assert_eq!(catalog.skills.len(), 1);
+        assert_eq!(catalog.skills[0].source, "local");
+        // Same name: the second claim hides nothing, so nothing is said.
+        assert!(catalog.diagnostics.is_empty(), "{:?}", catalog.diagnostics);
     }
 
     #[test]
