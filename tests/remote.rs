@@ -388,7 +388,10 @@ fn an_origin_not_granted_is_refused_and_noted() {
     let d = diagnostic_containing(&catalog, "that origin is not granted");
     assert_eq!(d.field.as_deref(), Some("capability"));
     assert!(d.message.contains(&site.nginx.origin()), "{}", d.message);
-    assert!(site.nginx.log().is_empty(), "nothing reached the server");
+    assert!(
+        site.nginx.settled().is_empty(),
+        "nothing reached the server"
+    );
 }
 
 #[test]

@@ -176,6 +176,32 @@ impl Nginx {
         self.log().into_iter().filter(|l| l.path == path).collect()
     }
 
+    /// Every request answered before this call, with none still unlogged.
+    /// nginx writes a request's line after sending its answer, so a client
+    /// can be ahead of the log; this sends one request of its own on a fresh
+    /// connection and waits for its line, which nginx's single worker writes
+    /// after those of requests it finished earlier. Sentinel lines are left
+    /// out of what it returns. Gives up after 10 s and returns what is there.
+    pub fn settled(&self) -> Vec<Logged> {
+        use std::io::{Read, Write};
+        const SENTINEL: &str = "/__settled__";
+        let before = self.requests_for(SENTINEL).len();
+        if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) {
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+            let request =
+                format!("GET {SENTINEL} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+            if stream.write_all(request.as_bytes()).is_ok() {
+                let mut answer = Vec::new();
+                let _ = stream.read_to_end(&mut answer);
+            }
+        }
+        self.logged(SENTINEL, before + 1);
+        self.log()
+            .into_iter()
+            .filter(|l| l.path != SENTINEL)
+            .collect()
+    }
+
     /// Requests for `path`, once at least `count` are logged (nginx writes
     /// a request's line after sending its answer, so the client can be
     /// ahead of the log). Gives up after 10 s and returns what is there.

@@ -18,6 +18,7 @@
 //! - [`component`]: a big provider component's first start, cached start,
 //!   restart after a fault and memory per idle instance.
 
+pub mod attack;
 pub mod catalog;
 pub mod catalog_json;
 pub mod component;

@@ -17,7 +17,9 @@
 //!   sending `skills/list`, `tools/list` and `ping` back to back for the
 //!   load's seconds: requests, errors, p50 and p99, and the server's
 //!   resident memory and open descriptors before, at peak, and 5 s after
-//!   the clients left.
+//!   the clients left;
+//! - the red-team attacks at their measured sizes (see [`super::attack`]),
+//!   each against the 512 MiB bound.
 //!
 //! The baseline is the same listing in process, with no protocol: the
 //! server's own live view (`skillhost_mcp::Live`) over the same tree, every
@@ -104,6 +106,8 @@ pub struct ServeReport {
     pub rss_after_kib: u64,
     /// The load phase.
     pub load: LoadReport,
+    /// The red-team attacks, one after another on one server of their own tree.
+    pub attacks: Vec<super::attack::Attack>,
 }
 
 impl ServeReport {
@@ -185,6 +189,26 @@ impl ServeReport {
             load.descriptors[1],
             load.descriptors[2]
         ));
+        out.push_str(&format!(
+            "attacks (resident memory when it began -> peak -> 5 s after the clients left; bound {} MiB):\n",
+            super::attack::BOUND_KIB / 1024
+        ));
+        for attack in &self.attacks {
+            let answers: Vec<String> = attack
+                .answers
+                .iter()
+                .map(|(kind, n)| format!("{n} x {kind}"))
+                .collect();
+            out.push_str(&format!(
+                "  {}: {} -> {} -> {} KiB: {}; answers {}\n",
+                attack.name,
+                attack.rss_kib[0],
+                attack.rss_kib[1],
+                attack.rss_kib[2],
+                if attack.within() { "within" } else { "OVER" },
+                answers.join(", ")
+            ));
+        }
         out
     }
 
@@ -227,6 +251,12 @@ impl ServeReport {
                 "rss_kib": {"before": self.load.rss_kib[0], "peak": self.load.rss_kib[1], "after": self.load.rss_kib[2]},
                 "descriptors": {"before": self.load.descriptors[0], "peak": self.load.descriptors[1], "after": self.load.descriptors[2]},
             },
+            "attacks": self.attacks.iter().map(|a| serde_json::json!({
+                "name": a.name,
+                "rss_kib": {"before": a.rss_kib[0], "peak": a.rss_kib[1], "after": a.rss_kib[2]},
+                "within_bound": a.within(),
+                "answers": a.answers.iter().map(|(k, n)| serde_json::json!({"kind": k, "count": n})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
         })
     }
 }
@@ -435,6 +465,13 @@ pub(crate) struct Served {
     pub(crate) url: String,
 }
 
+impl Served {
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -488,7 +525,8 @@ pub(crate) fn serve_with(
     Ok(Served { child, url })
 }
 
-fn rss_kib(pid: u32) -> Result<u64> {
+/// The resident memory of process `pid` (KiB), from `/proc`.
+pub(crate) fn rss_kib(pid: u32) -> Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .context("cannot read the server's memory (/proc)")?;
     status
@@ -538,6 +576,9 @@ pub fn run(runtime: &skillhost::Runtime, options: ServeOptions) -> Result<ServeR
         .build()
         .context("cannot start the async runtime")?;
     let mut report = tokio.block_on(measure(&served, &root, options))?;
+    drop(served);
+    drop(tokio);
+    report.attacks = super::attack::run(window)?;
     report.window = window;
     report.in_process = in_process;
     Ok(report)
