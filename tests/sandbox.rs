@@ -386,3 +386,38 @@ fn table_elements_are_capped_across_a_stores_tables() {
         "{over}"
     );
 }
+
+#[test]
+fn provider_instances_one_after_another_reuse_memory_and_see_the_same_skills() {
+    let dir = tree(&[
+        (
+            "alpha/SKILL.md",
+            b"---\nname: alpha\ndescription: Use for alpha.\n---\nbody\n",
+        ),
+        (
+            "beta/SKILL.md",
+            b"---\nname: beta\ndescription: Use for beta.\n---\nbody\n",
+        ),
+    ]);
+    let runtime = skillhost::Runtime::new().unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let registry = Registry::new();
+        registry
+            .add(runtime.local_provider(dir.path()).unwrap())
+            .unwrap();
+        let mut names: Vec<String> = registry
+            .snapshot()
+            .skills
+            .iter()
+            .map(|s| s.frontmatter.name.clone())
+            .collect();
+        names.sort();
+        seen.push(names);
+    }
+    assert!(seen.iter().all(|n| n == &["alpha", "beta"]), "{seen:?}");
+    assert!(
+        runtime.engine().memories_reused() >= 2,
+        "later instances ran in kept memories"
+    );
+}

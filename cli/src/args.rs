@@ -284,66 +284,6 @@ pub enum Command {
         #[arg(long, requires = "http")]
         json: bool,
     },
-    /// Time the sandboxed provider against a native scan that reads the same
-    /// way (the host's files calls, same batches and read-ahead) with the
-    /// same discovery rules and parser, or (with --latency) how fast a file
-    /// change reaches the catalog, or (with --catalog) the injector's
-    /// per-step costs, or (with --catalog-json) `catalog --json` against the
-    /// text catalog, whole process, or (with --usage) pattern detection,
-    /// ranking and recording, or (with --serve) the MCP server over HTTP.
-    Bench {
-        /// Skills in the generated tree.
-        #[arg(long, default_value_t = 1000)]
-        skills: usize,
-        /// Timed rounds.
-        #[arg(long, default_value_t = 21)]
-        rounds: usize,
-        /// Measure change-to-catalog latency instead.
-        #[arg(long)]
-        latency: bool,
-        /// Measure rendering and the session-log scan instead.
-        #[arg(long, conflicts_with = "latency")]
-        catalog: bool,
-        /// Measure `skillhost serve` over HTTP instead: skills/list, change to
-        /// list_changed, memory per idle session.
-        #[arg(long, conflicts_with_all = ["latency", "catalog"])]
-        serve: bool,
-        /// Measure the remote provider over MCP instead: listing SKILLS
-        /// from `skillhost serve --http` cold and on an unchanged poll
-        /// (time, and bytes both ways through a counting proxy).
-        #[arg(long, conflicts_with_all = ["latency", "catalog", "serve"])]
-        remote_mcp: bool,
-        /// Entries per skills/list page for --serve.
-        #[arg(long, default_value_t = 500, value_name = "N")]
-        page_size: usize,
-        /// Seconds of --serve's load phase (200 sessions at once).
-        #[arg(long, default_value_t = 60, value_name = "SECS")]
-        load_secs: u64,
-        /// Repetitions of each operation for --latency (and changes for
-        /// --serve, at least 50).
-        #[arg(long, default_value_t = 50)]
-        reps: usize,
-        /// Use polling instead of native events for --latency.
-        #[arg(long)]
-        poll: bool,
-        /// Measure the usage layer instead: pattern detection, scoring and
-        /// ranking, recording one invocation.
-        #[arg(long, conflicts_with_all = ["latency", "catalog", "serve"])]
-        usage: bool,
-        /// Measure `skillhost catalog --json` against the text catalog
-        /// instead: this program as a child process on a generated tree of
-        /// --skills, --rounds interleaved.
-        #[arg(long, conflicts_with_all = ["latency", "catalog", "serve", "remote_mcp", "usage"])]
-        catalog_json: bool,
-        /// Measure a provider component's start-up instead: first start,
-        /// start from the compile cache, restart after a fault (--reps of
-        /// them) and resident memory per idle instance.
-        #[arg(long, value_name = "FILE", conflicts_with_all = ["latency", "catalog", "serve", "remote_mcp", "usage", "catalog_json"])]
-        component: Option<std::path::PathBuf>,
-        /// Print the figures as JSON.
-        #[arg(long)]
-        json: bool,
-    },
     /// usage, curate, record, learn.
     #[command(flatten)]
     Usage(UsageCommand),
@@ -373,7 +313,7 @@ pub enum UsageCommand {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
-        /// Move deprecated skills of writable local roots into <root>/.archive/.
+        /// Move deprecated skills of writable local roots into `<root>/.archive/`.
         #[arg(long)]
         archive: bool,
         /// Move the archived skill NAME back into its root.

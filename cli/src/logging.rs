@@ -50,7 +50,7 @@ impl Limiter {
     }
 
     fn allow_at(&self, site: tracing::callsite::Identifier, now: Instant) -> bool {
-        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let mut seen = skillhost::sync::lock(&self.seen);
         let (start, count) = seen.entry(site).or_insert((now, 0));
         if now.duration_since(*start) >= WINDOW {
             *start = now;

@@ -26,8 +26,6 @@
 //! `on-change`, `load`, `resources`, `observe`, `memory`,
 //! `invalidation-storm`, `deadlines`.
 
-#![deny(missing_docs)]
-
 mod checks;
 mod error;
 mod fixture;

@@ -83,7 +83,7 @@ pub fn check_bytes(path: &Path, bytes: &[u8], options: Options) -> Result<Report
     let mut checks = Checks(BTreeMap::new());
 
     let since = Instant::now();
-    let described = describe(runtime.engine(), bytes, None);
+    let described = describe(runtime.engine(), bytes, None).map_err(skillhost::Error::from);
     let contract = checks::contract::contract(&described);
     let passed = contract.status == crate::Status::Pass;
     checks.add(contract, since);

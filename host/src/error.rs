@@ -1,6 +1,6 @@
 //! The library's error type.
 
-use crate::sandbox::Fault;
+use crate::sandbox::{Fault, SandboxError};
 use std::path::PathBuf;
 
 /// What a provider said went wrong, by kind.
@@ -111,8 +111,11 @@ pub enum Error {
     },
 }
 
-impl Error {
-    pub(crate) fn engine(e: impl std::fmt::Display) -> Self {
-        Error::Engine(e.to_string())
+impl From<SandboxError> for Error {
+    fn from(e: SandboxError) -> Self {
+        match e {
+            SandboxError::Engine(m) => Error::Engine(m),
+            SandboxError::Component(m) => Error::Component(m),
+        }
     }
 }

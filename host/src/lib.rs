@@ -83,8 +83,6 @@
 //! # Ok::<(), skillhost::Error>(())
 //! ```
 
-#![deny(missing_docs)]
-
 mod clock;
 pub mod config;
 mod cores;
@@ -97,6 +95,7 @@ pub mod registry;
 mod runtime;
 pub mod sandbox;
 pub mod session;
+pub mod sync;
 pub mod text;
 pub mod usage;
 

@@ -55,7 +55,7 @@ impl Runtime {
 
     /// Compiles (or loads from the cache) a provider component.
     pub fn load_component(&self, bytes: &[u8]) -> Result<Arc<LoadedComponent>, Error> {
-        self.engine.load(bytes).map(Arc::new)
+        Ok(Arc::new(self.engine.load(bytes)?))
     }
 
     fn embedded(

@@ -14,13 +14,9 @@ use rmcp::model::{
 };
 use serde_json::Value;
 use skillhost::{Location, Registry, Skill};
+use skillhost_skill::limits::{MAX_BYTES, MAX_FILES};
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// Most files one skill may have and be served (the extension's limit).
-pub const MAX_FILES: usize = 512;
-/// Most bytes one skill's files may add up to and be served.
-pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// One file of a served skill.
 #[derive(Debug, Clone, PartialEq, Eq)]

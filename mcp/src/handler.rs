@@ -79,12 +79,24 @@ fn page<'a, T>(
     key: impl Fn(&T) -> &str,
     bytes: impl Fn(&T) -> usize,
 ) -> Result<(&'a [T], Option<String>), McpError> {
-    let start = match cursor {
-        None => 0,
-        Some(c) => start_after(items, kind, &c, &key)
-            .ok_or_else(|| McpError::invalid_params("the cursor is not valid here", None))?,
-    };
+    let start = start_of(items, kind, cursor, &key)?;
     Ok(page_from(items, kind, start, size, budget, key, bytes))
+}
+
+/// Where the page a request names starts: the first item without a cursor,
+/// the one after the cursor's key with one, and an invalid-params error for
+/// a cursor of another kind or one that does not decode.
+fn start_of<T>(
+    items: &[T],
+    kind: &str,
+    cursor: Option<String>,
+    key: impl Fn(&T) -> &str,
+) -> Result<usize, McpError> {
+    match cursor {
+        None => Ok(0),
+        Some(c) => start_after(items, kind, &c, key)
+            .ok_or_else(|| McpError::invalid_params("the cursor is not valid here", None)),
+    }
 }
 
 /// Where the page after `cursor` starts in `items` (sorted by `key`), if
@@ -182,11 +194,9 @@ impl ServerHandler for Handler {
         _: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         let view = self.live.view();
-        let start = match cursor_of(request) {
-            None => 0,
-            Some(c) => start_after(&view.entries, SKILLS, &c, |e| e.uri.as_str())
-                .ok_or_else(|| McpError::invalid_params("the cursor is not valid here", None))?,
-        };
+        let start = start_of(&view.entries, SKILLS, cursor_of(request), |e| {
+            e.uri.as_str()
+        })?;
         Ok(skills_page(&view, self.live.options(), start))
     }
 

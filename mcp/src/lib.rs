@@ -23,8 +23,6 @@
 //! # }
 //! ```
 
-#![deny(missing_docs)]
-
 mod arguments;
 mod calls;
 pub mod content;

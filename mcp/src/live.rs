@@ -16,12 +16,13 @@ use skillhost::Registry;
 use skillhost::registry::Subscription;
 use skillhost::registry::watch::{DeliverySubscription, WatchOptions};
 use skillhost::session::render::RenderOptions;
+use skillhost::sync::lock;
 use skillhost::usage::UsageStore;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use tokio::sync::broadcast;
@@ -30,10 +31,6 @@ use tokio::sync::broadcast;
 const RETRY_INCOMPLETE: Duration = Duration::from_millis(500);
 /// Changes a session may fall behind before it is told to re-list everything.
 const CHANGE_BACKLOG: usize = 256;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// How the server serves.
 #[derive(Debug, Clone)]
@@ -181,7 +178,7 @@ impl Live {
 
     /// The current view.
     pub fn view(&self) -> Arc<View> {
-        self.view.read().unwrap_or_else(|p| p.into_inner()).clone()
+        skillhost::sync::read(&self.view).clone()
     }
 
     /// Changes from now on.
@@ -237,7 +234,7 @@ struct Worker {
 impl Worker {
     fn run(self, woken: mpsc::Receiver<Wake>) {
         loop {
-            let current = self.view.read().unwrap_or_else(|p| p.into_inner()).clone();
+            let current = skillhost::sync::read(&self.view).clone();
             let wait = if current.catalog.complete {
                 Duration::from_secs(3600)
             } else {
@@ -274,10 +271,8 @@ impl Worker {
                 ?change,
                 "view made again"
             );
-            let replaced = std::mem::replace(
-                &mut *self.view.write().unwrap_or_else(|p| p.into_inner()),
-                Arc::new(next),
-            );
+            let replaced =
+                std::mem::replace(&mut *skillhost::sync::write(&self.view), Arc::new(next));
             self.rebuilds.fetch_add(1, Ordering::AcqRel);
             if !change.is_empty() {
                 // No receivers is not an error: nobody is connected.

@@ -11,9 +11,10 @@ use crate::live::{Change, Live};
 use rmcp::ErrorData as McpError;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::{Peer, RoleServer, SubscriptionContext, SubscriptionSendError};
+use skillhost::sync::lock;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
@@ -21,10 +22,6 @@ use tokio_util::sync::CancellationToken;
 /// Longest one notification may wait for a slow client before it is
 /// dropped for that client.
 const SEND_TIMEOUT: Duration = Duration::from_secs(5);
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// One client's session state: what it subscribed to. Dropped with the
 /// session's handler, which ends its notification task.

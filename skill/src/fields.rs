@@ -4,7 +4,7 @@
 //! shape (which falls back to its default instead of failing the skill).
 
 use crate::braces::expand_braces;
-use crate::frontmatter::{Context, Finding, Frontmatter};
+use crate::model::{Context, Finding, Frontmatter};
 use crate::names::check_name;
 use crate::node::{Fields, Node};
 

@@ -1,6 +1,6 @@
 //! Reading a provider's frontmatter JSON back into the tree the
 //! normaliser reads, so the host derives every typed field with the same
-//! rules a provider's YAML would have gone through ([`crate::fields`]).
+//! rules a provider's YAML would have gone through (`crate::fields`).
 //!
 //! The JSON is the provider's own parse of its YAML: the host never parses
 //! a provider's YAML, only this bounded JSON. Strings without escapes are

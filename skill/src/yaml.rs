@@ -3,7 +3,7 @@
 //! `serde_yaml` for the rest, and the leniency agent hosts have long had
 //! for unquoted globs and `key: a: b`.
 
-use crate::frontmatter::Finding;
+use crate::model::Finding;
 use crate::node::{Fields, fields_from_mapping};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_yaml::Value;

@@ -24,28 +24,16 @@ fn build() -> PathBuf {
     let target_dir = super::workspace().join("target/provider-template");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
-    command
-        .current_dir(template_dir())
-        .args([
-            "build",
-            "--release",
-            "--target",
-            "wasm32-wasip2",
-            "--locked",
-        ])
-        .env("CARGO_TARGET_DIR", &target_dir);
+    command.current_dir(template_dir()).args([
+        "build",
+        "--release",
+        "--target",
+        "wasm32-wasip2",
+        "--locked",
+    ]);
     // The test's own build settings are not the author's.
-    for var in [
-        "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "RUSTC_WRAPPER",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "CARGO_BUILD_TARGET",
-        "CARGO_BUILD_BUILD_DIR",
-        "CARGO_PRIMARY_PACKAGE",
-    ] {
-        command.env_remove(var);
-    }
+    skillhost_wasm_build::scrub_host_settings(&mut command);
+    command.env("CARGO_TARGET_DIR", &target_dir);
     let output = command.output().expect("cargo runs");
     assert!(
         output.status.success(),

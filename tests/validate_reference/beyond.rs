@@ -1,6 +1,6 @@
 //! Beyond the reference's tests: its other verdicts (run through its code
 //! for the porting notes), and where skillhost deliberately differs, as
-//! the README lists.
+//! docs/CLI.md lists.
 
 use crate::*;
 use skillhost::publish::validate::Profile;
@@ -170,7 +170,7 @@ fn the_references_scalar_typing_is_kept() {
     assert_message(&report, "has 1025 characters");
 }
 
-// ---- where skillhost deliberately differs (listed in the README) -------
+// ---- where skillhost deliberately differs (listed in docs/CLI.md) -------
 
 #[test]
 fn an_empty_compatibility_is_refused_as_the_spec_says() {

@@ -7,7 +7,7 @@
 //! folder and validates it with `--profile agentskills`; the verdict and
 //! the field must be the reference's (the wording may differ). The last
 //! tests pin where the `claude` profile and skillhost deliberately differ,
-//! as the README lists.
+//! as docs/CLI.md lists.
 
 mod beyond;
 mod parser;
@@ -19,6 +19,7 @@ use skillhost_tests::{runtime, write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// The one runtime every test here validates with.
 pub fn shared_runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
     RUNTIME.get_or_init(runtime)
@@ -36,6 +37,7 @@ pub struct Skill {
 }
 
 impl Skill {
+    /// A skill folder named `folder` holding `files`.
     pub fn new(folder: &str, files: &[(&str, &str)]) -> Skill {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(folder)).unwrap();
@@ -48,15 +50,18 @@ impl Skill {
         }
     }
 
+    /// The skill's folder.
     pub fn path(&self) -> PathBuf {
         self.dir.path().join(&self.folder)
     }
 
+    /// The skill validated under `profile`.
     pub fn validate(&self, profile: Profile) -> Report {
         validate(&self.path(), profile)
     }
 }
 
+/// `path` validated under `profile`.
 pub fn validate(path: &Path, profile: Profile) -> Report {
     validate_paths(shared_runtime(), &[path.to_path_buf()], profile).unwrap()
 }
@@ -66,6 +71,7 @@ pub fn agentskills(folder: &str, text: &str) -> Report {
     Skill::new(folder, &[("SKILL.md", text)]).validate(Profile::AgentSkills)
 }
 
+/// The errors of `report`, as text.
 pub fn errors(report: &Report) -> Vec<String> {
     report
         .problems
@@ -75,6 +81,7 @@ pub fn errors(report: &Report) -> Vec<String> {
         .collect()
 }
 
+/// Fails unless `report` has no errors.
 pub fn assert_valid(report: &Report) {
     assert!(report.is_valid(), "{:#?}", report.problems);
     assert!(!report.checked.is_empty(), "a skill was checked");
@@ -88,6 +95,7 @@ pub fn assert_invalid_on(report: &Report, field: &str) {
     }
 }
 
+/// Fails unless some problem of `report` mentions `part`.
 pub fn assert_message(report: &Report, part: &str) {
     assert!(
         report.problems.iter().any(|p| p.message.contains(part)),

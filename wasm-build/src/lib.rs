@@ -12,6 +12,28 @@ use std::process::Command;
 /// The target every component is built for.
 pub const TARGET: &str = "wasm32-wasip2";
 
+/// Removes from `command` the outer build's settings, which are for the
+/// host, not for a WebAssembly guest built inside it. Every nested build of a
+/// component (the build scripts here, and the tests that build a provider as
+/// an outside author would) goes through this one list.
+pub fn scrub_host_settings(command: &mut Command) {
+    for var in [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_BUILD_TARGET",
+        "CARGO_TARGET_DIR",
+        "CARGO_PRIMARY_PACKAGE",
+        // A component's file has no hash in its name, so worktrees sharing
+        // one build folder would overwrite each other's providers there:
+        // a nested build uses the target folder its caller names.
+        "CARGO_BUILD_BUILD_DIR",
+    ] {
+        command.env_remove(var);
+    }
+}
+
 /// Builds `packages` (workspace package names) as components and returns the
 /// path of each `.wasm`, in the same order. Panics with an actionable message
 /// when the target is missing or the build fails: this runs in build scripts,
@@ -46,22 +68,7 @@ pub fn build_components(workspace_root: &Path, packages: &[&str]) -> Vec<PathBuf
     for package in packages {
         command.args(["--package", package]);
     }
-    // The outer build's settings are for the host, not for the guests.
-    for var in [
-        "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "RUSTC_WRAPPER",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "CARGO_BUILD_TARGET",
-        "CARGO_TARGET_DIR",
-        "CARGO_PRIMARY_PACKAGE",
-        // A component's file has no hash in its name, so worktrees sharing
-        // one build folder would overwrite each other's providers there:
-        // the guests are built in this target folder only.
-        "CARGO_BUILD_BUILD_DIR",
-    ] {
-        command.env_remove(var);
-    }
+    scrub_host_settings(&mut command);
     let output = command
         .output()
         .unwrap_or_else(|e| panic!("could not run cargo to build the provider components: {e}"));

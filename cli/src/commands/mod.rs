@@ -1,7 +1,6 @@
 //! One file per command; each is a thin call into the library.
 
 mod approve;
-mod bench;
 mod catalog;
 mod conformance;
 mod curate;
@@ -138,40 +137,6 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 page_size: usize::from(page_size),
                 ttl_ms,
                 state: &state,
-                json,
-            },
-        ),
-        Command::Bench {
-            skills,
-            rounds,
-            latency,
-            catalog,
-            serve,
-            remote_mcp,
-            page_size,
-            load_secs,
-            reps,
-            poll,
-            usage,
-            catalog_json,
-            component,
-            json,
-        } => bench::run(
-            &ctx,
-            bench::Args {
-                skills,
-                rounds,
-                latency,
-                catalog,
-                serve,
-                remote_mcp,
-                page_size,
-                load_secs,
-                reps,
-                poll,
-                usage,
-                catalog_json,
-                component,
                 json,
             },
         ),

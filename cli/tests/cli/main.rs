@@ -12,6 +12,7 @@ mod views;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The workspace root.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -19,6 +20,7 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
+/// Runs `skillhost ARGS` in `cwd` with `home` as its home.
 pub fn skillhost(args: &[&str], cwd: &Path, home: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skillhost"))
         .args(args)
@@ -88,10 +90,12 @@ fn shared_key() -> Vec<u8> {
     std::fs::read(&path).unwrap()
 }
 
+/// What a run printed on standard output.
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The example skills shipped in the repository.
 pub fn examples() -> String {
     workspace().join("examples/skills").display().to_string()
 }

@@ -2,7 +2,6 @@
 //! conformance suite and the official Python SDK, installed by
 //! `scripts/ensure-mcp-tools`, against the real binary.
 
-mod bench;
 mod conformance;
 mod conformance_client;
 mod fastmcp;

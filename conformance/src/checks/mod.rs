@@ -24,6 +24,6 @@ pub(crate) fn skills(observed: &Observed) -> impl Iterator<Item = &Skill> {
 }
 
 /// `error` as one line for a check's detail.
-pub(crate) fn said(error: &skillhost::Error) -> String {
+pub(crate) fn said(error: &impl std::fmt::Display) -> String {
     skillhost::text::shown(&error.to_string(), 400)
 }

@@ -177,7 +177,7 @@ fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Vec<Incomin
     let mut first = entries;
     // Held aside so that, should no thread start, this one checks them.
     let second = Mutex::new(first.split_off(first.len() / 2));
-    let take = || std::mem::take(&mut *second.lock().unwrap_or_else(|p| p.into_inner()));
+    let take = || std::mem::take(&mut *crate::sync::lock(&second));
     std::thread::scope(|scope| {
         let helper = std::thread::Builder::new()
             .name("skillhost-boundary".to_string())

@@ -44,7 +44,7 @@ pub struct Caps {
     /// are dropped with a diagnostic.
     pub max_observation_bytes: usize,
     /// Most bytes the host keeps for one skill (its texts, as
-    /// [`entry_bytes`] counts them); a larger entry is refused at the
+    /// `entry_bytes` counts them); a larger entry is refused at the
     /// boundary, whatever each field's own cap allows.
     pub max_skill_bytes: usize,
     /// Most bytes the host keeps for all of one provider's skills, across
@@ -57,11 +57,6 @@ pub struct Caps {
     /// (the MCP Skills Extension's limit).
     pub max_resource_bytes: u64,
 }
-
-/// Files per skill the MCP Skills Extension allows.
-pub const MAX_RESOURCES: usize = 512;
-/// Bytes per skill the MCP Skills Extension allows.
-pub const MAX_RESOURCE_BYTES: u64 = 16 * 1024 * 1024;
 
 impl Default for Caps {
     fn default() -> Self {
@@ -76,8 +71,8 @@ impl Default for Caps {
             max_observation_bytes: 64 * 1024 * 1024,
             max_skill_bytes: 512 * 1024,
             max_provider_bytes: 64 * 1024 * 1024,
-            max_resources: MAX_RESOURCES,
-            max_resource_bytes: MAX_RESOURCE_BYTES,
+            max_resources: skillhost_skill::limits::MAX_FILES,
+            max_resource_bytes: skillhost_skill::limits::MAX_BYTES,
         }
     }
 }

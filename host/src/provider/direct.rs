@@ -109,7 +109,7 @@ impl Upcalls for Recorder {
     }
 
     fn watches_changed(&self, _instance: InstanceId, targets: Vec<WatchTarget>) {
-        *self.watches.lock().unwrap_or_else(|p| p.into_inner()) = targets;
+        *crate::sync::lock(&self.watches) = targets;
     }
 }
 
@@ -318,10 +318,7 @@ impl DirectInstance {
 
     /// The paths it currently asks to watch.
     pub fn watches(&self) -> Vec<Watch> {
-        self.recorder
-            .watches
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        crate::sync::lock(&self.recorder.watches)
             .iter()
             .map(|t| Watch {
                 guest: t.guest.clone(),

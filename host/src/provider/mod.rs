@@ -31,13 +31,14 @@ pub use view::ProviderView;
 
 use crate::model::Scope;
 use crate::sandbox::{Instance, Refusals, SandboxEngine, WatchRequest, WatchTarget};
+use crate::sync::lock;
 use absorb::Held;
 use health::Health;
 use namespace::Namespace;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use view::Views;
 
 /// Counters for tests and benchmarks.
@@ -71,13 +72,6 @@ impl ProviderStats {
     pub fn last_received_ahead(&self) -> u64 {
         self.last_received_ahead.load(Ordering::Relaxed)
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each critical section leaves its data whole even if a caller
-    // panicked mid-way (assignments, or a state rebuilt from scratch), so
-    // poisoning is ignored.
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A provider as the registry holds it.

@@ -5,16 +5,11 @@
 //! nothing (identity, not name).
 
 use crate::sandbox::{InstanceId, Upcalls, WatchRequest, WatchTarget};
+use crate::sync::lock;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex, MutexGuard};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each critical section here is a single assignment or read, so a
-    // panic elsewhere cannot leave the data half-written.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use std::sync::{Arc, Mutex};
 
 /// What a provider signals to the registry.
 #[derive(Debug)]

@@ -3,15 +3,12 @@
 //! a time, never inside a provider call, and one that panics does not stop
 //! the others.
 
+use crate::sync::lock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 type Listener = Arc<dyn Fn() + Send + Sync>;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// The listeners of one registry.
 #[derive(Default)]

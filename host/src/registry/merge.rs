@@ -4,7 +4,7 @@
 //! duplicate (an error); from a lower provider it is shadowed (a warning).
 //! The same file reached through two roots (a symlink) counts once, and a
 //! file two providers claim belongs to the one whose grant holds it most
-//! closely (see [`hold`]); the other claim is named in a warning. Remote
+//! closely (see `hold`); the other claim is named in a warning. Remote
 //! skills carry their origin's namespace, so they never collide with local
 //! ones.
 

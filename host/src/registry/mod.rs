@@ -20,21 +20,18 @@ use crate::error::Error;
 use crate::model::{Catalog, Diagnostic, Scope, SkillDocument, SkillResource};
 use crate::paths::canonical_or_lexical;
 use crate::provider::{Provider, ProviderView};
+use crate::sync::lock;
 use listeners::Listeners;
 use poll::Poller;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use watch::{WatchOptions, Watcher};
 
 /// How many times discovery is repeated when a provider or the registry
 /// changes while it runs, before a possibly stale result is returned.
 pub const MAX_DISCOVERY_RETRIES: usize = 3;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// Providers in precedence order (first wins) and the catalog they make.
 pub struct Registry {
@@ -320,11 +317,11 @@ impl Registry {
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<Arc<Provider>>> {
-        self.providers.read().unwrap_or_else(|p| p.into_inner())
+        crate::sync::read(&self.providers)
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Arc<Provider>>> {
-        self.providers.write().unwrap_or_else(|p| p.into_inner())
+        crate::sync::write(&self.providers)
     }
 }
 

@@ -4,11 +4,11 @@
 
 use super::bindings::{v0_1_0, v0_2_0, v0_3_0};
 use super::compile_cache::{CacheOutcome, CompileCache};
-use super::describe::{self, Contract};
+use super::error::SandboxError as Error;
 use super::imports::{denied, wasi};
 use super::state::HostState;
 use super::ticker::{TickGuard, Ticker};
-use crate::error::Error;
+use super::versions::{self, Contract};
 use std::path::PathBuf;
 use std::sync::Arc;
 use wasmtime::component::{Component, HasSelf, Linker};
@@ -167,7 +167,7 @@ impl SandboxEngine {
             .exports(&self.inner.engine)
             .map(|(name, _)| name.to_string())
             .collect();
-        describe::contract_of(names.iter().map(String::as_str))
+        versions::contract_of(names.iter().map(String::as_str))
     }
 
     /// Compiles (or loads from the cache) a component, without linking it.

@@ -119,7 +119,7 @@ pub(crate) fn classify(error: wasmtime::Error, state: &HostState) -> Fault {
             FaultKind::Limit,
             with_tail(format!(
                 "held more than {} open resources (descriptors, streams, requests): {full}",
-                super::limits::MAX_RESOURCES
+                super::limits::MAX_HANDLES
             )),
         );
     }

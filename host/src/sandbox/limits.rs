@@ -62,7 +62,7 @@ pub const MAX_TABLES: usize = 32;
 /// Most live resources (WASI descriptors, streams, pollables, HTTP
 /// requests) one store holds at once: every host descriptor a provider
 /// opens is one of them.
-pub const MAX_RESOURCES: usize = 1024;
+pub const MAX_HANDLES: usize = 1024;
 /// Most bytes one call may pass from guest to host (wasmtime's "hostcall
 /// fuel"), which bounds what the host allocates for one answer.
 pub const MAX_CALL_BYTES: usize = 128 * 1024 * 1024;

@@ -3,8 +3,7 @@
 //! engine instead of being unmapped.
 //!
 //! A fresh instance's memory is fresh anonymous memory: every page the guest
-//! first writes is a page fault (on this machine about a tenth of a cold
-//! scan of 1,000 skills). A native scan reuses the pages its allocator
+//! first writes is a page fault, a real share of a cold scan. A native scan reuses the pages its allocator
 //! already holds; this gives the sandbox the same. The wipe happens when the
 //! instance ends, and it is complete: every page the instance could have
 //! written is either zeroed by hand (pages in RAM) or discarded (pages

@@ -1,6 +1,4 @@
 use super::*;
-use crate::registry::Registry;
-use crate::runtime::Runtime;
 
 const MIB: usize = 1 << 20;
 const GUARD: usize = 64 * 1024;
@@ -94,39 +92,4 @@ fn a_minimum_past_the_reservation_is_refused_and_the_region_not_lost() {
         .unwrap();
     assert!(refused.contains("reservation"), "{refused}");
     assert_eq!(creator.0.kept(), 1, "the unused region is kept for later");
-}
-
-#[test]
-fn provider_instances_one_after_another_reuse_memory_and_see_the_same_skills() {
-    let dir = tempfile::tempdir().unwrap();
-    for name in ["alpha", "beta"] {
-        let folder = dir.path().join(name);
-        std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(
-            folder.join("SKILL.md"),
-            format!("---\nname: {name}\ndescription: Use for {name}.\n---\nbody\n"),
-        )
-        .unwrap();
-    }
-    let runtime = Runtime::new().unwrap();
-    let mut seen = Vec::new();
-    for _ in 0..3 {
-        let registry = Registry::new();
-        registry
-            .add(runtime.local_provider(dir.path()).unwrap())
-            .unwrap();
-        let mut names: Vec<String> = registry
-            .snapshot()
-            .skills
-            .iter()
-            .map(|s| s.frontmatter.name.clone())
-            .collect();
-        names.sort();
-        seen.push(names);
-    }
-    assert!(seen.iter().all(|n| n == &["alpha", "beta"]), "{seen:?}");
-    assert!(
-        runtime.engine().memories_reused() >= 2,
-        "later instances ran in kept memories"
-    );
 }

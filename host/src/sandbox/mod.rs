@@ -6,7 +6,7 @@
 //! file per host import under `imports/`, each checking the calling
 //! instance's grants. The sandbox knows nothing of providers, registries or
 //! catalogs: what an instance reports upward (an invalidation, its watch
-//! requests) goes through the [`Upcalls`] it was started with, which only
+//! requests) goes through the `Upcalls` it was started with, which only
 //! record; no host import ever calls back into a guest.
 
 pub(crate) mod bindings;
@@ -14,6 +14,7 @@ mod compile_cache;
 pub(crate) mod contract;
 pub mod describe;
 mod engine;
+mod error;
 mod fault;
 mod grants;
 pub(crate) mod imports;
@@ -26,9 +27,11 @@ mod rate;
 mod refusals;
 mod state;
 mod ticker;
+mod versions;
 
 pub use compile_cache::{CacheOutcome, CompileCache};
 pub use engine::{LoadedComponent, MAX_COMPONENT_BYTES, SandboxEngine, read_component_file};
+pub use error::SandboxError;
 pub use fault::{Fault, FaultKind};
 #[cfg(test)]
 pub(crate) use grants::{GrantedRoot, Mount};

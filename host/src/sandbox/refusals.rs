@@ -98,7 +98,7 @@ impl Refusals {
     /// Records a refusal of `kind`; only the first of a kind is logged
     /// (a warning, or info for a benign kind) and keeps its message.
     pub fn record(&self, kind: Refused, message: String) {
-        let mut list = self.kinds.lock().unwrap_or_else(|p| p.into_inner());
+        let mut list = crate::sync::lock(&self.kinds);
         if let Some(known) = list.iter_mut().find(|r| r.kind == kind) {
             known.count = known.count.saturating_add(1);
             return;
@@ -118,7 +118,7 @@ impl Refusals {
 
     /// Every kind refused so far, in the order first seen.
     pub fn all(&self) -> Vec<Refusal> {
-        self.kinds.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        crate::sync::lock(&self.kinds).clone()
     }
 
     /// The refusals its author must act on, as lines for the catalog.

@@ -32,19 +32,19 @@ impl ManualClock {
 
     /// Moves the clock to `at`.
     pub fn set(&self, at: SystemTime) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = at;
+        *crate::sync::lock(&self.0) = at;
     }
 
     /// Moves the clock forward by `by`.
     pub fn advance(&self, by: Duration) {
-        let mut now = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut now = crate::sync::lock(&self.0);
         *now += by;
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> SystemTime {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+        *crate::sync::lock(&self.0)
     }
 }
 

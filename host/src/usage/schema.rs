@@ -54,7 +54,8 @@ CREATE TABLE settings (
 
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
-use super::store::BUSY_TIMEOUT;
+/// How long a write waits for other processes' transactions.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub(super) fn sql_error(path: &Path, e: rusqlite::Error) -> Error {
     match e.sqlite_error_code() {

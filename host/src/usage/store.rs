@@ -22,11 +22,8 @@ use std::time::{Duration, SystemTime};
 
 /// The store's file name inside the state folder.
 pub const FILE_NAME: &str = "usage.db";
-pub use super::schema::{APPLICATION_ID, SCHEMA_VERSION};
+pub use super::schema::{APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION};
 use super::schema::{check_header, migrate, set_wal, sql_error};
-
-/// How long a write waits for other processes' transactions.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Most characters of any recorded text (names, sessions, tools).
 pub const MAX_FIELD_CHARS: usize = 1024;
 
@@ -212,7 +209,7 @@ impl UsageStore {
     fn lock(&self) -> MutexGuard<'_, Connection> {
         // A connection stays usable after a panic elsewhere: an open
         // transaction is rolled back when its guard is dropped.
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+        crate::sync::lock(&self.conn)
     }
 
     fn err(&self, e: rusqlite::Error) -> Error {

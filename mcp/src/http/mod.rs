@@ -2,8 +2,8 @@
 //! otherwise, and then only with a bearer token; `Host` and `Origin`
 //! checked against DNS rebinding; request bodies, header waits and open
 //! connections bounded; a connection that moves no bytes, or whose client
-//! stops reading, is closed after its timeout ([`timed_io`]); what answers
-//! may hold while they wait is budgeted ([`limits`]). Each connection runs
+//! stops reading, is closed after its timeout (`timed_io`); what answers
+//! may hold while they wait is budgeted (`limits`). Each connection runs
 //! on its own task, so a client that goes away mid-response costs no other
 //! session anything. A plain
 //! `skills/list` is answered from the view's serialized pages before rmcp

@@ -211,7 +211,7 @@ fn spec_text<'n>(node: &'n Node<'_>) -> Option<Cow<'n, str>> {
 }
 
 /// The spec's rules, as its reference validator applies them (see the
-/// README for where skillhost deliberately differs).
+/// docs/CLI.md for where skillhost deliberately differs).
 fn agentskills(get: &Get<'_, '_>, folder: &str, out: &mut Out<'_>) {
     let non_empty = |node: &Node<'_>| {
         spec_text(node)

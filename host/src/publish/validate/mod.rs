@@ -9,7 +9,7 @@
 //! the loader refused (an unsafe name does not hide an over-long
 //! description). Each problem names the file and the field.
 //!
-//! - [`discovery`]: what a PATH holds.
+//! - `discovery`: what a PATH holds.
 //! - [`profile`]: the two rule sets and the fields each knows.
 //! - [`name_rules`]: the portable naming rule and the Unicode one.
 //! - `fields`: the rules for each field.

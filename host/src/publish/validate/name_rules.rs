@@ -8,8 +8,7 @@
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
-/// Longest name the spec allows, in characters.
-pub const MAX_NAME_CHARS: usize = 64;
+pub use skillhost_skill::names::MAX_NAME_CHARS;
 
 /// Every way `name` breaks the portable rule: 1–64 of `a-z0-9-`, no
 /// leading, trailing or doubled `-`, equal to `folder`.

@@ -4,15 +4,12 @@
 //! file it serves changed — to tell its own subscribers, say.
 
 use crate::provider::ChangeKind;
+use crate::sync::lock;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 type Listener = Arc<dyn Fn(&str, &[(PathBuf, ChangeKind)]) + Send + Sync>;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// The delivery listeners of one watcher.
 #[derive(Default)]

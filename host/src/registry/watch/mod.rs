@@ -3,7 +3,7 @@
 //! Providers are sandboxed and cannot watch files; they ask the host
 //! through the `watch` import, and only inside their grants. One `notify`
 //! watcher (native events or polling) serves every provider. Events are
-//! routed to the providers whose watch scope contains them ([`routing`]),
+//! routed to the providers whose watch scope contains them (`routing`),
 //! collected per provider until the burst is over (a quiet period,
 //! capped), and delivered in one `on-change` call: the provider decides
 //! whether its catalog changed.
@@ -16,7 +16,7 @@
 //! been missed. The watcher's lock is never held while a provider runs or
 //! while a folder is walked: deliveries happen after it is released, a
 //! provider's watch targets are read without waiting for its instance, and
-//! what a target needs watched is planned ([`plan`]) outside the lock and
+//! what a target needs watched is planned (`plan`) outside the lock and
 //! applied under it. When the watch on a missing target's ancestor moves
 //! down, what appeared meanwhile is looked at again, so a root created all
 //! at once (`mkdir -p`, `git clone`) is never missed.
@@ -33,13 +33,14 @@ pub use options::{WatchMode, WatchOptions};
 
 use crate::provider::{ChangeKind, Provider};
 use crate::sandbox::WatchTarget;
+use crate::sync::lock;
 use backend::{Backend, Target, is_watchable_dir};
 use deliveries::DeliveryListeners;
 use plan::{Plan, Scope};
 use routing::{Route, TargetView, changes, route};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use watched::{Changes, Watched};
@@ -76,10 +77,6 @@ impl State {
             .iter()
             .position(|w| Arc::ptr_eq(&w.provider, provider))
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Installing watches that needs a look at the filesystem first: planned

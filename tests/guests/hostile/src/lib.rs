@@ -431,13 +431,7 @@ impl Hostile {
 
 impl Provider for Hostile {
     fn init(config: ProviderConfig) -> Result<Self, ProviderError> {
-        let setting = |key: &str| {
-            config
-                .settings
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.clone())
-        };
+        let setting = |key: &str| skillhost_guest_sdk::setting(&config, key).map(str::to_string);
         let number = |key: &str| setting(key).and_then(|v| v.parse::<u64>().ok());
         let mut hostile = Hostile {
             root: config.roots.first().cloned().unwrap_or_default(),

@@ -21,8 +21,6 @@
 //! in that mode too (`loop` and `trap` also name `list-resources` and
 //! `read-resource`, which only that mode answers).
 
-#![deny(missing_docs)]
-
 #[allow(missing_docs, clippy::all)]
 mod bindings {
     wit_bindgen::generate!({

@@ -16,16 +16,16 @@ use super::mounts::Mounts;
 use super::read::{Ahead, read_path};
 use crate::cores::cores;
 use crate::sandbox::bindings::latest::files::FsError;
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 /// Most reader threads alive in the process, across every provider.
 pub const MAX_READERS_IN_PROCESS: usize = 8;
 /// Most reader threads serving one read-ahead. The guest's own thread keeps
-/// one core busy parsing; more readers than the cores left only contend
-/// (on 2 cores, 1 reader measured faster than 2).
+/// one core busy parsing; more readers than the cores left only contend.
 const MAX_READERS_PER_PREFETCH: usize = 3;
 /// Bytes read ahead and not yet handed over, past which readers pause
 /// claiming files (the guest reads the rest itself).
@@ -75,7 +75,7 @@ struct Shared {
     /// Buffers the guest's thread is done with. Freeing a buffer on the
     /// thread that did not allocate it takes the allocator's slow path
     /// (its arena's lock, and often giving pages back that the reader
-    /// faults in again): it measured as costly as reading the file.
+    /// faults in again), which can cost as much as reading the file.
     spare: Mutex<Vec<Vec<u8>>>,
 }
 
@@ -88,10 +88,6 @@ pub(crate) struct Prefetch {
     /// up (hashing every path cost more than reading one).
     expected: AtomicUsize,
     shared: Arc<Shared>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Prefetch {
@@ -289,7 +285,7 @@ mod tests {
     static SERIAL: Mutex<()> = Mutex::new(());
 
     fn turn() -> std::sync::MutexGuard<'static, ()> {
-        SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+        crate::sync::lock(&SERIAL)
     }
 
     fn mounted(root: &std::path::Path) -> Mounts {

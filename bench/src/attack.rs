@@ -16,7 +16,7 @@
 //! What it compares: each attack's peak against the memory the same server
 //! held before it, and against the bound.
 
-use super::serve::{Served, rss_kib, serve_with};
+use super::child::{Served, rss_kib, serve_with};
 use super::write;
 use anyhow::{Context as _, Result, anyhow};
 use serde_json::{Value, json};

@@ -36,7 +36,7 @@ impl CatalogJsonReport {
     /// The human-readable report; the ratio line comes last.
     pub fn render(&self) -> String {
         format!(
-            "skillhost bench --catalog-json: {} skills, {} rounds interleaved, medians, whole process\n\
+            "skillhost-bench catalog-json: {} skills, {} rounds interleaved, medians, whole process\n\
              text  catalog --root TREE --no-bundled         {:>9.3} ms\n\
              json  catalog --root TREE --no-bundled --json  {:>9.3} ms\n\
              ratio json/text {:.2} (target <= {TARGET}): {COMPARES}\n",
@@ -48,7 +48,7 @@ impl CatalogJsonReport {
         )
     }
 
-    /// The JSON of `skillhost bench --catalog-json --json` (milliseconds).
+    /// The JSON of `skillhost-bench catalog-json --json` (milliseconds).
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "skills": self.skills,
@@ -106,7 +106,7 @@ fn catalog_once(exe: &Path, root: &Path, json: bool, skills: usize) -> Result<Du
 
 /// Runs the benchmark on a fresh temporary tree of `skills` skills.
 pub fn run(skills: usize, rounds: usize) -> Result<CatalogJsonReport> {
-    let exe = std::env::current_exe().context("cannot find this program")?;
+    let exe = super::product()?;
     let dir = tempfile::tempdir().context("cannot create a temporary folder")?;
     let root = dir.path().join("skills");
     generate_tree(&root, skills)?;

@@ -1,5 +1,5 @@
-//! `skillhost bench --serve`: the MCP server as its clients see it. A real
-//! `skillhost serve --http` (this same binary, as a child process) over a
+//! `skillhost-bench serve`: the MCP server as its clients see it. A real
+//! `skillhost serve --http` (the product binary, as a child process) over a
 //! generated tree, and rmcp's own client on loopback:
 //!
 //! - `skills/list` of the whole catalog, every page, over plain HTTP on a
@@ -18,7 +18,7 @@
 //!   load's seconds: requests, errors, p50 and p99, and the server's
 //!   resident memory and open descriptors before, at peak, and 5 s after
 //!   the clients left;
-//! - the red-team attacks at their measured sizes (see [`super::attack`]),
+//! - the red-team attacks at their measured sizes (see [`crate::attack`]),
 //!   each against the 512 MiB bound.
 //!
 //! The baseline is the same listing in process, with no protocol: the
@@ -26,240 +26,21 @@
 //! entry `skills/list` sends written as JSON on one thread, so the ratio is
 //! what JSON-RPC, HTTP and the client add to handing out the listing.
 
-use super::{generate_tree, ms, percentile};
+mod report;
+
+pub use report::{LOAD_SESSIONS, LoadReport, ServeOptions, ServeReport};
+
+use crate::child::{Served, descriptors, rss_kib, serve_with};
+use crate::generate_tree;
 use anyhow::{Context as _, Result, anyhow, bail};
 use rmcp::model::{PaginatedRequestParams, ProtocolVersion};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientCacheConfig, ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-
-/// What `bench --serve` measures.
-#[derive(Debug, Clone)]
-pub struct ServeOptions {
-    /// Skills in the generated tree.
-    pub skills: usize,
-    /// Timed listings.
-    pub listings: usize,
-    /// Timed changes (at least 50 for a meaningful p99).
-    pub changes: usize,
-    /// Idle sessions opened for the memory figure.
-    pub sessions: usize,
-    /// Entries per `skills/list` page.
-    pub page_size: usize,
-    /// Seconds of the load phase.
-    pub load_secs: u64,
-}
-
-/// Concurrent sessions of the load phase.
-pub const LOAD_SESSIONS: usize = 200;
-
-/// What the load phase saw.
-#[derive(Debug, Clone, Default)]
-pub struct LoadReport {
-    /// Seconds it ran.
-    pub secs: u64,
-    /// Requests answered, over all sessions.
-    pub requests: u64,
-    /// Requests that failed: a transport error, an HTTP error status, or a
-    /// JSON-RPC error.
-    pub errors: u64,
-    /// Each answered request's time, request sent to body read.
-    pub latencies: Vec<Duration>,
-    /// The server's resident memory (KiB): before, at peak, 5 s after.
-    pub rss_kib: [u64; 3],
-    /// The server's open descriptors: before, at peak, 5 s after.
-    pub descriptors: [u64; 3],
-}
-
-/// The figures.
-#[derive(Debug, Clone, Default)]
-pub struct ServeReport {
-    /// Skills served.
-    pub skills: usize,
-    /// Pages in one whole listing.
-    pub pages: usize,
-    /// Whole listings over plain HTTP (every page).
-    pub list_http: Vec<Duration>,
-    /// Bytes of one whole listing over plain HTTP (bodies, every page).
-    pub listing_bytes: usize,
-    /// Whole listings through rmcp's client (every page).
-    pub list_all: Vec<Duration>,
-    /// First pages alone.
-    pub list_page: Vec<Duration>,
-    /// The baseline: the same listing from the live view in process, as JSON.
-    pub in_process: Vec<Duration>,
-    /// Change on disk → notification.
-    pub changes: Vec<Duration>,
-    /// The watcher's coalescing window.
-    pub window: Duration,
-    /// Idle sessions opened.
-    pub sessions: usize,
-    /// Server memory before them, KiB.
-    pub rss_before_kib: u64,
-    /// Server memory with them open, KiB.
-    pub rss_after_kib: u64,
-    /// The load phase.
-    pub load: LoadReport,
-    /// The red-team attacks, one after another on one server of their own tree.
-    pub attacks: Vec<super::attack::Attack>,
-}
-
-impl ServeReport {
-    /// The whole listing over HTTP against the baseline, at the median.
-    pub fn ratio(&self) -> f64 {
-        let base = ms(percentile(&self.in_process, 50.0));
-        if base > 0.0 {
-            ms(percentile(&self.list_http, 50.0)) / base
-        } else {
-            f64::NAN
-        }
-    }
-
-    fn per_session_kib(&self) -> f64 {
-        self.rss_after_kib.saturating_sub(self.rss_before_kib) as f64 / self.sessions.max(1) as f64
-    }
-
-    /// The human-readable report.
-    pub fn render(&self) -> String {
-        let line = |name: &str, samples: &[Duration]| {
-            format!(
-                "{name:<34} p50 {:>8.3} ms  p99 {:>8.3} ms  ({} runs)\n",
-                ms(percentile(samples, 50.0)),
-                ms(percentile(samples, 99.0)),
-                samples.len()
-            )
-        };
-        let mut out = format!(
-            "skillhost bench --serve: {} skills over Streamable HTTP on loopback (rmcp client)\n",
-            self.skills
-        );
-        out.push_str(&line(
-            &format!("skills/list, all {} pages, HTTP", self.pages),
-            &self.list_http,
-        ));
-        out.push_str(&format!(
-            "  {} bytes of response bodies per whole listing\n",
-            self.listing_bytes
-        ));
-        out.push_str(&line("baseline: the listing in process", &self.in_process));
-        out.push_str(&format!(
-            "ratio HTTP/in-process (whole listing, p50): {:.2}\n",
-            self.ratio()
-        ));
-        out.push_str(&line(
-            &format!("skills/list, all {} pages, rmcp", self.pages),
-            &self.list_all,
-        ));
-        out.push_str(&line("skills/list, first page, rmcp", &self.list_page));
-        let beyond: Vec<Duration> = self
-            .changes
-            .iter()
-            .map(|d| d.saturating_sub(self.window))
-            .collect();
-        out.push_str(&line("change -> list_changed", &self.changes));
-        out.push_str(&line(
-            &format!("  beyond the {:.0} ms window", ms(self.window)),
-            &beyond,
-        ));
-        out.push_str(&format!(
-            "resident memory per idle session: {:.1} KiB ({} sessions: {} KiB -> {} KiB)\n",
-            self.per_session_kib(),
-            self.sessions,
-            self.rss_before_kib,
-            self.rss_after_kib
-        ));
-        let load = &self.load;
-        out.push_str(&format!(
-            "load: {LOAD_SESSIONS} sessions for {} s: {} requests, {} errors\n",
-            load.secs, load.requests, load.errors
-        ));
-        out.push_str(&line("  per request under load", &load.latencies));
-        out.push_str(&format!(
-            "  resident memory {} -> peak {} -> {} KiB 5 s after; descriptors {} -> {} -> {}\n",
-            load.rss_kib[0],
-            load.rss_kib[1],
-            load.rss_kib[2],
-            load.descriptors[0],
-            load.descriptors[1],
-            load.descriptors[2]
-        ));
-        out.push_str(&format!(
-            "attacks (resident memory when it began -> peak -> 5 s after the clients left; bound {} MiB):\n",
-            super::attack::BOUND_KIB / 1024
-        ));
-        for attack in &self.attacks {
-            let answers: Vec<String> = attack
-                .answers
-                .iter()
-                .map(|(kind, n)| format!("{n} x {kind}"))
-                .collect();
-            out.push_str(&format!(
-                "  {}: {} -> {} -> {} KiB: {}; answers {}\n",
-                attack.name,
-                attack.rss_kib[0],
-                attack.rss_kib[1],
-                attack.rss_kib[2],
-                if attack.within() { "within" } else { "OVER" },
-                answers.join(", ")
-            ));
-        }
-        out
-    }
-
-    /// The figures as JSON.
-    pub fn to_json(&self) -> serde_json::Value {
-        let pair = |samples: &[Duration]| {
-            serde_json::json!({
-                "p50_ms": ms(percentile(samples, 50.0)),
-                "p99_ms": ms(percentile(samples, 99.0)),
-                "runs": samples.len(),
-            })
-        };
-        let beyond: Vec<Duration> = self
-            .changes
-            .iter()
-            .map(|d| d.saturating_sub(self.window))
-            .collect();
-        serde_json::json!({
-            "skills": self.skills,
-            "pages": self.pages,
-            "skills_list_http": pair(&self.list_http),
-            "listing_bytes": self.listing_bytes,
-            "skills_list_rmcp": pair(&self.list_all),
-            "skills_list_rmcp_first_page": pair(&self.list_page),
-            "baseline_in_process": pair(&self.in_process),
-            "ratio_http_in_process_p50": self.ratio(),
-            "change_to_list_changed": pair(&self.changes),
-            "beyond_window": pair(&beyond),
-            "window_ms": ms(self.window),
-            "idle_sessions": self.sessions,
-            "rss_before_kib": self.rss_before_kib,
-            "rss_after_kib": self.rss_after_kib,
-            "rss_per_session_kib": self.per_session_kib(),
-            "load": {
-                "sessions": LOAD_SESSIONS,
-                "secs": self.load.secs,
-                "requests": self.load.requests,
-                "errors": self.load.errors,
-                "latency": pair(&self.load.latencies),
-                "rss_kib": {"before": self.load.rss_kib[0], "peak": self.load.rss_kib[1], "after": self.load.rss_kib[2]},
-                "descriptors": {"before": self.load.descriptors[0], "peak": self.load.descriptors[1], "after": self.load.descriptors[2]},
-            },
-            "attacks": self.attacks.iter().map(|a| serde_json::json!({
-                "name": a.name,
-                "rss_kib": {"before": a.rss_kib[0], "peak": a.rss_kib[1], "after": a.rss_kib[2]},
-                "within_bound": a.within(),
-                "answers": a.answers.iter().map(|(k, n)| serde_json::json!({"kind": k, "count": n})).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-        })
-    }
-}
 
 /// What a plain client reads of one `skills/list` page.
 #[derive(serde::Deserialize)]
@@ -369,13 +150,6 @@ async fn load_session(url: String, until: Instant) -> (Vec<Duration>, u64) {
     (times, errors)
 }
 
-/// Open descriptors of process `pid`, from `/proc`.
-fn descriptors(pid: u32) -> Result<u64> {
-    Ok(std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .context("cannot read the server's descriptors (/proc)")?
-        .count() as u64)
-}
-
 /// The load phase: [`LOAD_SESSIONS`] sessions for `secs`, the server
 /// sampled every 250 ms for its peak, and once more 5 s after.
 async fn load(url: &str, pid: u32, secs: u64) -> Result<LoadReport> {
@@ -458,82 +232,8 @@ impl ClientHandler for Listener {
     }
 }
 
-/// The child `skillhost serve`; killed when dropped.
-pub(crate) struct Served {
-    child: Child,
-    /// Its MCP endpoint.
-    pub(crate) url: String,
-}
-
-impl Served {
-    /// The server's process id.
-    pub(crate) fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn serve(root: &Path, page_size: usize, window: Duration) -> Result<Served> {
     serve_with(root, page_size, window, &[])
-}
-
-/// `skillhost serve --http` on loopback over `root`, with `extra` arguments.
-pub(crate) fn serve_with(
-    root: &Path,
-    page_size: usize,
-    window: Duration,
-    extra: &[&str],
-) -> Result<Served> {
-    let exe = std::env::current_exe().context("cannot find this program")?;
-    let mut child = Command::new(exe)
-        .args([
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--no-bundled",
-            "--page-size",
-        ])
-        .arg(page_size.to_string())
-        .arg("--window")
-        .arg(window.as_millis().to_string())
-        .arg("--root")
-        .arg(root)
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("cannot start skillhost serve")?;
-    let stderr = child.stderr.take().context("no standard error")?;
-    let mut lines = BufReader::new(stderr).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .ok_or_else(|| anyhow!("skillhost serve exited before listening"))??;
-        if let Some(url) = line.strip_prefix("skillhost: MCP listening on ") {
-            break url.to_string();
-        }
-    };
-    // Keep draining its log so it never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    Ok(Served { child, url })
-}
-
-/// The resident memory of process `pid` (KiB), from `/proc`.
-pub(crate) fn rss_kib(pid: u32) -> Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .context("cannot read the server's memory (/proc)")?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| anyhow!("no VmRSS in /proc/{pid}/status"))
 }
 
 async fn connect<H: ClientHandler>(
@@ -558,7 +258,7 @@ fn create(root: &Path, name: &str) -> Result<()> {
     let staging = root.with_file_name(format!(".staging-{name}"));
     std::fs::create_dir_all(&staging)?;
     let text = format!("---\nname: {name}\ndescription: Made by the benchmark\n---\nBody.\n");
-    super::write(&staging.join("SKILL.md"), &text)?;
+    crate::write(&staging.join("SKILL.md"), &text)?;
     std::fs::rename(&staging, root.join(name))?;
     Ok(())
 }
@@ -575,10 +275,13 @@ pub fn run(runtime: &skillhost::Runtime, options: ServeOptions) -> Result<ServeR
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let attacks = options.attacks;
     let mut report = tokio.block_on(measure(&served, &root, options))?;
     drop(served);
     drop(tokio);
-    report.attacks = super::attack::run(window)?;
+    if attacks {
+        report.attacks = crate::attack::run(window)?;
+    }
     report.window = window;
     report.in_process = in_process;
     Ok(report)
@@ -690,7 +393,7 @@ async fn measure(served: &Served, root: &Path, options: ServeOptions) -> Result<
     session.cancel().await?;
 
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let pid = served.child.id();
+    let pid = served.pid();
     report.rss_before_kib = rss_kib(pid)?;
     let mut idle = Vec::with_capacity(options.sessions);
     for _ in 0..options.sessions {

@@ -1,10 +1,10 @@
-//! `skillhost bench --remote-mcp`: the remote provider over MCP listing
+//! `skillhost-bench remote-mcp`: the remote provider over MCP listing
 //! SKILLS skills from `skillhost serve --http` on loopback, cold (a new
 //! provider instance: initialize, every page of skills/list, every entry
 //! checked) and on an unchanged poll (the whole listing again, nothing
 //! invalidated). Bytes are counted both ways by a proxy between the two.
 
-use super::serve::serve_with;
+use super::child::serve_with;
 use super::{generate_tree, ms, percentile};
 use anyhow::{Context as _, Result, bail};
 use skillhost::{Registry, RemoteSource};

@@ -1,18 +1,82 @@
-//! `skillhost bench` (the scan, `--catalog-json`, `--serve`, `--remote-mcp`)
-//! runs end to end on a small tree and reports every figure it documents,
-//! so the benchmark cannot break unnoticed.
+//! `skillhost-bench` runs each bench end to end on a small tree and reports
+//! every figure it documents, so a benchmark cannot break unnoticed. The
+//! whole-process benches run the `skillhost` binary built beside it.
 
-use crate::support::*;
 use serde_json::Value;
-use std::time::Duration;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The `skillhost` binary `cargo test --workspace` builds beside this
+/// package's (the CLI's own tests need it too).
+fn product() -> PathBuf {
+    let bench = PathBuf::from(env!("CARGO_BIN_EXE_skillhost-bench"));
+    let product = bench.with_file_name(format!("skillhost{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        product.is_file(),
+        "{} is missing: run the workspace's tests (cargo test --workspace), which build it",
+        product.display()
+    );
+    product
+}
+
+/// Runs `skillhost-bench ARGS` in a fresh home with the shared compile
+/// cache, killing it past `limit`.
+fn run(args: &[&str], limit: Duration) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_skillhost-bench"));
+    command
+        .args(args)
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env("SKILLHOST_BIN", product())
+        .env("SKILLHOST_CACHE_DIR", skillhost_tests::shared_cache_dir());
+    output_within(&mut command, limit)
+}
+
+/// Runs `command`, killing it past `limit`.
+fn output_within(command: &mut Command, limit: Duration) -> std::process::Output {
+    use std::io::Read;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{command:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
 
 #[test]
 fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
-    let fixture = Fixture::new(&[]);
-    let out = output_within(
-        &mut fixture.command(&[
-            "bench",
-            "--serve",
+    let out = run(
+        &[
+            "serve",
+            "--no-attacks",
             "--skills",
             "20",
             "--rounds",
@@ -22,7 +86,7 @@ fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
             "--load-secs",
             "2",
             "--json",
-        ]),
+        ],
         Duration::from_secs(300),
     );
     assert!(
@@ -94,11 +158,9 @@ fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
 
 #[test]
 fn the_remote_mcp_bench_reports_cold_and_unchanged_listings_with_their_bytes() {
-    let fixture = Fixture::new(&[]);
-    let out = output_within(
-        &mut fixture.command(&[
-            "bench",
-            "--remote-mcp",
+    let out = run(
+        &[
+            "remote-mcp",
             "--skills",
             "30",
             "--rounds",
@@ -106,7 +168,7 @@ fn the_remote_mcp_bench_reports_cold_and_unchanged_listings_with_their_bytes() {
             "--page-size",
             "10",
             "--json",
-        ]),
+        ],
         Duration::from_secs(300),
     );
     assert!(
@@ -132,11 +194,10 @@ fn the_remote_mcp_bench_reports_cold_and_unchanged_listings_with_their_bytes() {
 }
 
 fn bench_json(args: &[&str]) -> Value {
-    let fixture = Fixture::new(&[]);
-    let mut full = vec!["bench"];
+    let mut full = Vec::new();
     full.extend_from_slice(args);
     full.push("--json");
-    let out = output_within(&mut fixture.command(&full), Duration::from_secs(300));
+    let out = run(&full, Duration::from_secs(300));
     assert!(
         out.status.success(),
         "{}",
@@ -147,7 +208,7 @@ fn bench_json(args: &[&str]) -> Value {
 
 #[test]
 fn the_scan_bench_reports_each_ratio_with_what_it_compares() {
-    let report = bench_json(&["--skills", "50", "--rounds", "1"]);
+    let report = bench_json(&["scan", "--skills", "50", "--rounds", "1"]);
     assert_eq!(report["skills"], 50, "{report}");
     assert_eq!(report["rounds"], 1, "{report}");
     assert!(
@@ -186,7 +247,7 @@ fn the_scan_bench_reports_each_ratio_with_what_it_compares() {
 
 #[test]
 fn the_catalog_json_bench_times_both_catalogs_as_whole_processes() {
-    let report = bench_json(&["--catalog-json", "--skills", "20", "--rounds", "1"]);
+    let report = bench_json(&["catalog-json", "--skills", "20", "--rounds", "1"]);
     assert_eq!(report["skills"], 20, "{report}");
     assert_eq!(report["rounds"], 1, "{report}");
     for key in ["text_ms", "json_ms", "ratio_json_text"] {
@@ -201,5 +262,38 @@ fn the_catalog_json_bench_times_both_catalogs_as_whole_processes() {
             .as_str()
             .is_some_and(|c| c.contains("--json")),
         "{report}"
+    );
+}
+
+#[test]
+fn the_scan_bench_prints_the_ratio_line_last() {
+    let out = run(
+        &["scan", "--skills", "20", "--rounds", "1"],
+        Duration::from_secs(300),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("ratio sandboxed/native: cold "), "{text}");
+    let numbers: Vec<f64> = last
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(numbers.len(), 2, "{last}");
+    assert!(numbers.iter().all(|n| *n > 0.0 && n.is_finite()), "{last}");
+}
+
+#[test]
+fn the_skillhost_binary_has_no_bench_command() {
+    let out = Command::new(product()).arg("bench").output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unrecognized subcommand"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

@@ -10,7 +10,7 @@ use skillhost::{Catalog, Registry, Runtime};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// What `bench --latency` measures.
+/// What `skillhost-bench latency` measures.
 #[derive(Debug, Clone)]
 pub struct LatencyOptions {
     /// Repetitions of each operation (at least 50 for a meaningful p99).
@@ -53,7 +53,7 @@ impl LatencyReport {
     /// The human-readable report.
     pub fn render(&self) -> String {
         let mut out = format!(
-            "skillhost bench --latency: {} repetitions per operation, {}, coalescing window {:.0} ms\n",
+            "skillhost-bench latency: {} repetitions per operation, {}, coalescing window {:.0} ms\n",
             self.operations.first().map_or(0, |(_, s)| s.len()),
             if self.polling {
                 "polling"
@@ -79,7 +79,7 @@ impl LatencyReport {
         out
     }
 
-    /// The JSON of `skillhost bench --latency --json` (milliseconds).
+    /// The JSON of `skillhost-bench latency --json` (milliseconds).
     pub fn to_json(&self) -> serde_json::Value {
         let operations: serde_json::Map<String, serde_json::Value> = self
             .operations

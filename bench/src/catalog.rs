@@ -37,7 +37,7 @@ impl CatalogReport {
             )
         };
         format!(
-            "skillhost bench --catalog: {} skills, {} log events, {} rounds\n{}{}{}",
+            "skillhost-bench catalog: {} skills, {} log events, {} rounds\n{}{}{}",
             self.skills,
             self.events,
             self.render.len(),
@@ -47,7 +47,7 @@ impl CatalogReport {
         )
     }
 
-    /// The JSON of `skillhost bench --catalog --json` (milliseconds).
+    /// The JSON of `skillhost-bench catalog --json` (milliseconds).
     pub fn to_json(&self) -> serde_json::Value {
         let figures = |samples: &[Duration]| serde_json::json!({"p50_ms": ms(percentile(samples, 50.0)), "p99_ms": ms(percentile(samples, 99.0))});
         serde_json::json!({

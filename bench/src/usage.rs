@@ -80,7 +80,7 @@ impl UsageReport {
             )
         };
         format!(
-            "skillhost bench --usage\n{}  found {} pattern(s), {} of the {} hidden workflows\n{}{}  ratio ranked/unranked: {:.2}\n{}{}",
+            "skillhost-bench usage\n{}  found {} pattern(s), {} of the {} hidden workflows\n{}{}  ratio ranked/unranked: {:.2}\n{}{}",
             line(
                 &format!("detect patterns, {SESSIONS} sessions x {CALLS} calls"),
                 &self.detect
@@ -113,7 +113,7 @@ impl UsageReport {
         }
     }
 
-    /// The JSON of `skillhost bench --usage --json` (milliseconds).
+    /// The JSON of `skillhost-bench usage --json` (milliseconds).
     pub fn to_json(&self) -> serde_json::Value {
         let figures = |samples: &[Duration]| serde_json::json!({"p50_ms": ms(percentile(samples, 50.0)), "p99_ms": ms(percentile(samples, 99.0))});
         serde_json::json!({
@@ -258,7 +258,7 @@ fn learn_run() -> Result<(Duration, u64)> {
     args.extend(["--root".into(), empty.clone().into_os_string()]);
     args.extend(["--into".into(), dir.path().join("learned").into_os_string()]);
     args.extend(["--state".into(), dir.path().join("state").into_os_string()]);
-    let exe = std::env::current_exe().context("this binary's path")?;
+    let exe = super::product()?;
     let (elapsed, status) = timed(|| {
         std::process::Command::new(&exe)
             .args(&args)
