@@ -1,7 +1,7 @@
 //! `skills-ref/tests/test_parser.py`: the cases `validate()` decides,
 //! run through the validator.
 
-use crate::*;
+use super::*;
 use skillhost::publish::validate::Profile;
 
 #[test]

@@ -1,7 +1,8 @@
 //! A transient read failure keeps the last complete view: only complete
 //! observations replace what the catalog shows. The failure is real: the process runs out of file descriptors, as
-//! under load. This is the only test in its binary, so lowering the limit
-//! cannot disturb other tests.
+//! under load. The test holds the binary's one lock, and nothing but tests
+//! that hold it runs in this binary, so lowering the limit disturbs no other
+//! test.
 
 use skillhost_tests::{runtime, skill_md, tree, write};
 
@@ -18,6 +19,7 @@ fn lowest_free_descriptor() -> u64 {
 
 #[test]
 fn a_transient_read_error_keeps_the_last_complete_view_until_reads_work_again() {
+    let _alone = crate::alone();
     let dir = tree(&[
         ("a/SKILL.md", skill_md("a", "first").as_bytes()),
         ("b/SKILL.md", skill_md("b", "first").as_bytes()),

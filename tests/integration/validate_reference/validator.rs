@@ -1,6 +1,6 @@
 //! `skills-ref/tests/test_validator.py`, every test.
 
-use crate::*;
+use super::*;
 use skillhost::publish::validate::Profile;
 use skillhost_tests::write;
 

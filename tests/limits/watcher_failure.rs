@@ -1,7 +1,7 @@
 //! A watcher that cannot start makes the catalog incomplete and is retried.
 //! The failure is real: every inotify instance this user may
-//! have is taken, as on a machine running many watchers. This is the only
-//! test in its binary, so nothing else runs while the limit is reached.
+//! have is taken, as on a machine running many watchers. The test holds the
+//! binary's one lock, so nothing else runs while the limit is reached.
 
 use skillhost::registry::watch::WatchOptions;
 use skillhost_tests::{runtime, skill_md, tree, write};
@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn a_watcher_that_cannot_start_makes_the_catalog_incomplete_until_it_recovers() {
+    let _alone = crate::alone();
     let dir = tree(&[("kept/SKILL.md", skill_md("kept", "v1").as_bytes())]);
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let mut taken = Vec::new();

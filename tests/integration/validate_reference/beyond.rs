@@ -2,7 +2,7 @@
 //! for the porting notes), and where skillhost deliberately differs, as
 //! docs/CLI.md lists.
 
-use crate::*;
+use super::*;
 use skillhost::publish::validate::Profile;
 use skillhost_tests::write;
 
