@@ -132,8 +132,11 @@ impl Site {
             ..Default::default()
         })?;
         let (tx, changes) = mpsc::channel();
-        let subscription = registry.subscribe(move || {
-            let _ = tx.send(());
+        let subscription = registry.subscribe(move |change| {
+            // Only what can change the catalog; file deliveries are not.
+            if matches!(change, skillhost::registry::Change::Catalog { .. }) {
+                let _ = tx.send(());
+            }
         });
         check(
             registry.snapshot().skills.len(),

@@ -1,8 +1,8 @@
 //! Keeping the view in step with the catalog: the registry watches as
-//! `skillhost watch` does; its change listener (the catalog may have
-//! changed) and the watcher's delivery listener (these files changed, even
-//! when no catalog did) wake one worker thread, which makes the next view
-//! and tells every session what changed.
+//! `skillhost watch` does, and its one change listener (the catalog may
+//! have changed; these files changed, even when no catalog did) wakes one
+//! worker thread, which makes the next view and tells every session what
+//! changed.
 //!
 //! The worker asks providers again only for what may have changed: a local
 //! skill whose catalog entry changed or whose folder saw a change, and
@@ -13,8 +13,8 @@ use crate::entry::{self, Entry};
 use crate::error::ServeError;
 use crate::view::View;
 use skillhost::Registry;
-use skillhost::registry::Subscription;
-use skillhost::registry::watch::{DeliverySubscription, WatchOptions};
+use skillhost::registry::watch::WatchOptions;
+use skillhost::registry::{Change as CatalogChange, Subscription};
 use skillhost::session::render::RenderOptions;
 use skillhost::sync::lock;
 use skillhost::usage::UsageStore;
@@ -116,7 +116,7 @@ pub struct Live {
     wake: mpsc::Sender<Wake>,
     worker: Mutex<Option<JoinHandle<()>>>,
     rebuilds: Arc<AtomicU64>,
-    listeners: Mutex<Option<(Subscription, DeliverySubscription)>>,
+    subscription: Mutex<Option<Subscription>>,
 }
 
 impl Live {
@@ -126,20 +126,18 @@ impl Live {
         if registry.watcher().is_none() {
             registry.watch(options.watch.clone())?;
         }
-        let watcher = registry
-            .watcher()
-            .ok_or_else(|| ServeError::Start("the registry has no watcher".to_string()))?;
         let first = rebuild(&registry, &View::default(), &Dirty::default(), &options);
         let (changes, _) = broadcast::channel(CHANGE_BACKLOG);
         let (wake, woken) = mpsc::channel();
-        let on_catalog = wake.clone();
-        let subscription = registry.subscribe(move || {
-            let _ = on_catalog.send(Wake::Catalog);
-        });
-        let on_files = wake.clone();
-        let deliveries = watcher.on_delivery(move |_, changes| {
-            let paths = changes.iter().map(|(p, _)| p.clone()).collect();
-            let _ = on_files.send(Wake::Paths(paths));
+        let to_worker = wake.clone();
+        let subscription = registry.subscribe(move |change| {
+            let wake = match change {
+                CatalogChange::Catalog { .. } => Wake::Catalog,
+                CatalogChange::Files { changes, .. } => {
+                    Wake::Paths(changes.iter().map(|(p, _)| p.clone()).collect())
+                }
+            };
+            let _ = to_worker.send(wake);
         });
         let view = Arc::new(RwLock::new(Arc::new(first)));
         let rebuilds = Arc::new(AtomicU64::new(0));
@@ -162,7 +160,7 @@ impl Live {
             wake,
             worker: Mutex::new(Some(thread)),
             rebuilds,
-            listeners: Mutex::new(Some((subscription, deliveries))),
+            subscription: Mutex::new(Some(subscription)),
         }))
     }
 
@@ -193,7 +191,7 @@ impl Live {
 
     /// Stops following the catalog; sessions hear of no more changes.
     pub fn close(&self) {
-        *lock(&self.listeners) = None;
+        *lock(&self.subscription) = None;
         let _ = self.wake.send(Wake::Stop);
         if let Some(thread) = lock(&self.worker).take() {
             let _ = thread.join();

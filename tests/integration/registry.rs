@@ -305,12 +305,12 @@ fn a_panicking_listener_does_not_stop_the_others_or_the_registry() {
     registry.snapshot();
     let panics = std::sync::Arc::new(AtomicUsize::new(0));
     let counter = panics.clone();
-    let _bad = registry.subscribe(move || {
+    let _bad = registry.subscribe(move |_| {
         counter.fetch_add(1, Ordering::SeqCst);
         panic!("a broken listener");
     });
     let (tx, rx) = mpsc::channel();
-    let _good = registry.subscribe(move || {
+    let _good = registry.subscribe(move |_| {
         let _ = tx.send(());
     });
     for round in 0..2 {
@@ -331,7 +331,7 @@ fn a_dropped_subscription_is_not_called_again() {
     let root = tree(&[("one/SKILL.md", skill_md("one", "A").as_bytes())]);
     let registry = runtime().registry_for_roots(&[root.path()]).unwrap();
     let (tx, rx) = mpsc::channel();
-    let subscription = registry.subscribe(move || {
+    let subscription = registry.subscribe(move |_| {
         let _ = tx.send(());
     });
     registry.invalidate_provider(&registry.providers()[0]);

@@ -36,8 +36,11 @@ fn live_in(roots: Vec<(PathBuf, Scope)>, options: WatchOptions) -> Live {
     }
     registry.watch(options).unwrap();
     let (tx, rx) = mpsc::channel();
-    let subscription = registry.subscribe(move || {
-        let _ = tx.send(());
+    let subscription = registry.subscribe(move |change| {
+        // Only what can change the catalog; file deliveries are not.
+        if matches!(change, skillhost::registry::Change::Catalog { .. }) {
+            let _ = tx.send(());
+        }
     });
     registry.snapshot();
     Live {
@@ -520,4 +523,68 @@ fn delivery_listeners_hear_a_body_only_edit_that_changes_no_catalog() {
     std::thread::sleep(Duration::from_millis(300));
     // Dropping the subscription released the listener (and its sender).
     assert_eq!(rx.try_recv(), Err(mpsc::TryRecvError::Disconnected));
+}
+
+#[test]
+fn the_registry_channel_names_the_file_of_a_body_only_edit_and_the_provider_of_a_catalog_edit() {
+    use skillhost::registry::Change;
+    let (_dir, root) = root();
+    write(
+        &root,
+        "notes/SKILL.md",
+        skill_md("notes", "Same").as_bytes(),
+    );
+    let live = live(std::slice::from_ref(&root), WatchOptions::default());
+    let provider = live.registry.providers()[0].clone();
+    let (tx, rx) = mpsc::channel();
+    let _subscription = live.registry.subscribe(move |change| {
+        let _ = tx.send(change.clone());
+    });
+    let file = root.join("notes/SKILL.md");
+    let next = |what: &str, wanted: &dyn Fn(&Change) -> bool| -> Change {
+        let until = Instant::now() + PATIENCE;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(change) if wanted(&change) => return change,
+                Ok(_) => {}
+                Err(_) => panic!("{what}: no such change within {PATIENCE:?}"),
+            }
+        }
+    };
+
+    write(
+        &root,
+        "notes/SKILL.md",
+        b"---\nname: notes\ndescription: Same\n---\nA new body.\n",
+    );
+    let files = next("the body edit", &|c| matches!(c, Change::Files { .. }));
+    let Change::Files {
+        provider: id,
+        changes,
+    } = files
+    else {
+        unreachable!("only file changes are taken")
+    };
+    assert_eq!(id, provider.id());
+    assert!(
+        changes.iter().any(|(path, _)| *path == file),
+        "the edited file is named: {changes:?}"
+    );
+
+    write(
+        &root,
+        "notes/SKILL.md",
+        skill_md("notes", "Changed").as_bytes(),
+    );
+    // The registry's own change (the provider added) may still be on its
+    // way when the test subscribes: it names no provider.
+    let catalog = next(
+        "the description edit",
+        &|c| matches!(c, Change::Catalog { providers, .. } if !providers.is_empty()),
+    );
+    let Change::Catalog { providers, .. } = catalog else {
+        unreachable!("only catalog changes are taken")
+    };
+    assert_eq!(providers, [provider.id().to_string()]);
 }

@@ -69,8 +69,11 @@ pub fn run(
 fn watch(registry: &Registry, options: WatchOptions, json: bool) -> Result<ExitCode> {
     registry.watch(options)?;
     let (tx, rx) = mpsc::channel();
-    let _subscription = registry.subscribe(move || {
-        let _ = tx.send(());
+    let _subscription = registry.subscribe(move |change| {
+        // Only what can change the catalog; file deliveries are not.
+        if matches!(change, skillhost::registry::Change::Catalog { .. }) {
+            let _ = tx.send(());
+        }
     });
     let mut last: Option<String> = None;
     loop {

@@ -25,6 +25,7 @@ mod spec;
 mod view;
 
 pub use boundary::Caps;
+pub(crate) use signals::Notify;
 pub use signals::ProviderSignals;
 pub use spec::{ChangeKind, ProviderSpec};
 pub use view::ProviderView;

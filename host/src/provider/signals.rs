@@ -8,8 +8,24 @@ use crate::sandbox::{InstanceId, Upcalls, WatchRequest, WatchTarget};
 use crate::sync::lock;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
+
+/// Where a provider's changes are told: its registry's notifier, which
+/// the registry hands in so this layer names nothing above it.
+pub(crate) struct Notify(Box<dyn Fn() + Send + Sync>);
+
+impl Notify {
+    /// Calls `tell` on every change of the provider.
+    pub(crate) fn new(tell: impl Fn() + Send + Sync + 'static) -> Notify {
+        Notify(Box::new(tell))
+    }
+}
+
+impl std::fmt::Debug for Notify {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Notify")
+    }
+}
 
 /// What a provider signals to the registry.
 #[derive(Debug)]
@@ -20,7 +36,7 @@ pub struct ProviderSignals {
     generation: AtomicU64,
     live: Mutex<Option<InstanceId>>,
     disposed: AtomicBool,
-    notify: Mutex<Option<Sender<()>>>,
+    notify: Mutex<Option<Notify>>,
     /// The live instance's watch requests (the last known ones while it
     /// restarts), readable without waiting for the instance.
     targets: Mutex<Vec<WatchTarget>>,
@@ -80,14 +96,14 @@ impl ProviderSignals {
     /// Only a message: listeners run on the registry's notifier thread,
     /// never inside a guest call.
     fn send(&self) {
-        if let Some(tx) = lock(&self.notify).as_ref() {
-            let _ = tx.send(());
+        if let Some(notify) = lock(&self.notify).as_ref() {
+            (notify.0)();
         }
     }
 
     /// Where change notifications go (the registry's notifier), or nowhere.
-    pub(crate) fn set_notify(&self, tx: Option<Sender<()>>) {
-        *lock(&self.notify) = tx;
+    pub(crate) fn set_notify(&self, notify: Option<Notify>) {
+        *lock(&self.notify) = notify;
     }
 
     /// Marks the provider dirty because its instance was replaced (the

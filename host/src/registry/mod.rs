@@ -5,22 +5,26 @@
 //! Only complete catalogs are cached, and a clean provider is never asked
 //! again: invalidating one provider re-asks exactly that one. A provider
 //! invalidated while a snapshot is being made makes the snapshot run again
-//! (a bounded number of times). Listeners are told that something changed,
-//! never what: they take a new snapshot.
+//! (a bounded number of times). Every change reaches listeners on one
+//! channel ([`Change`]): which providers the catalog may have changed in,
+//! and which files the watcher delivered.
 
+mod changes;
 mod listeners;
 pub mod merge;
 mod poll;
 pub mod watch;
 
+pub use changes::Change;
 pub use listeners::Subscription;
 pub use merge::merge;
 
 use crate::error::Error;
 use crate::model::{Catalog, Diagnostic, Scope, SkillDocument, SkillResource};
 use crate::paths::canonical_or_lexical;
-use crate::provider::{Provider, ProviderView};
+use crate::provider::{Notify, Provider, ProviderView};
 use crate::sync::lock;
+use changes::Notice;
 use listeners::Listeners;
 use poll::Poller;
 use std::path::PathBuf;
@@ -35,12 +39,13 @@ pub const MAX_DISCOVERY_RETRIES: usize = 3;
 
 /// Providers in precedence order (first wins) and the catalog they make.
 pub struct Registry {
-    providers: RwLock<Vec<Arc<Provider>>>,
+    providers: Arc<RwLock<Vec<Arc<Provider>>>>,
     generation: AtomicU64,
     cached: Mutex<Option<(u64, Arc<Catalog>)>>,
-    listeners: Arc<Listeners>,
-    notify: Mutex<Option<Sender<()>>>,
-    watcher: Mutex<Option<Arc<Watcher>>>,
+    listeners: Arc<Listeners<Change>>,
+    notify: Mutex<Option<Sender<Notice>>>,
+    /// The watcher, and this registry's subscription to its deliveries.
+    watcher: Mutex<Option<(Arc<Watcher>, Subscription)>>,
     poller: Mutex<Option<Poller>>,
     reported: Mutex<Vec<Diagnostic>>,
 }
@@ -55,9 +60,9 @@ impl Registry {
     /// An empty registry, with its notifier thread.
     pub fn new() -> Self {
         let listeners = Arc::new(Listeners::default());
-        let notify = listeners.start_notifier();
+        let notify = changes::start_notifier(&listeners);
         Registry {
-            providers: RwLock::new(Vec::new()),
+            providers: Arc::new(RwLock::new(Vec::new())),
             generation: AtomicU64::new(0),
             cached: Mutex::new(None),
             listeners,
@@ -75,9 +80,11 @@ impl Registry {
         self.changed();
     }
 
-    /// Calls `listener` (with no details: it takes a snapshot) after
-    /// providers change, until the returned subscription is dropped.
-    pub fn subscribe(&self, listener: impl Fn() + Send + Sync + 'static) -> Subscription {
+    /// Calls `listener` with every [`Change`] from now on, until the
+    /// returned subscription is dropped. It runs on the registry's notifier
+    /// thread, one change at a time and never inside a provider call; a
+    /// listener that wants the catalog takes a snapshot.
+    pub fn subscribe(&self, listener: impl Fn(&Change) + Send + Sync + 'static) -> Subscription {
         self.listeners.subscribe(listener)
     }
 
@@ -93,7 +100,8 @@ impl Registry {
     /// project, say), so the bound on project watchers holds across them.
     /// Providers that must be polled (remote indexes) are polled from now on.
     pub fn watch_with(&self, watcher: Arc<Watcher>) {
-        if let Some(old) = lock(&self.watcher).replace(watcher) {
+        let deliveries = self.forward_deliveries(&watcher);
+        if let Some((old, _)) = lock(&self.watcher).replace((watcher, deliveries)) {
             for provider in self.providers() {
                 old.forget(&provider);
             }
@@ -119,9 +127,31 @@ impl Registry {
         }
     }
 
+    /// Passes what `watcher` delivers to this registry's own providers on
+    /// to its listeners, as [`Change::Files`]; a shared watcher's other
+    /// registries hear of theirs.
+    fn forward_deliveries(&self, watcher: &Watcher) -> Subscription {
+        let providers = Arc::downgrade(&self.providers);
+        let notify = lock(&self.notify).clone();
+        watcher.on_delivery_to(move |delivery| {
+            let Some(providers) = providers.upgrade() else {
+                return;
+            };
+            let ours = crate::sync::read(&providers)
+                .iter()
+                .any(|p| Arc::ptr_eq(p, &delivery.provider));
+            if ours && let Some(tx) = &notify {
+                let _ = tx.send(Notice::Files(
+                    delivery.provider.id().to_string(),
+                    delivery.changes.clone(),
+                ));
+            }
+        })
+    }
+
     /// The watcher, when watching.
     pub fn watcher(&self) -> Option<Arc<Watcher>> {
-        lock(&self.watcher).clone()
+        lock(&self.watcher).as_ref().map(|(w, _)| w.clone())
     }
 
     /// Adds a provider below every provider already registered. Ids are
@@ -135,7 +165,13 @@ impl Registry {
                     id: provider.id().to_string(),
                 });
             }
-            provider.signals().set_notify(lock(&self.notify).clone());
+            let notify = lock(&self.notify).clone().map(|tx| {
+                let id = provider.id().to_string();
+                Notify::new(move || {
+                    let _ = tx.send(Notice::Provider(id.clone()));
+                })
+            });
+            provider.signals().set_notify(notify);
             providers.push(provider.clone());
         }
         if let (Some(poller), Some(every)) = (lock(&self.poller).as_ref(), provider.poll_interval())
@@ -165,7 +201,7 @@ impl Registry {
     fn changed(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
         if let Some(tx) = lock(&self.notify).as_ref() {
-            let _ = tx.send(());
+            let _ = tx.send(Notice::Registry);
         }
     }
 
@@ -301,7 +337,7 @@ impl Registry {
     /// Disposes every provider and closes every watcher; late events and
     /// callbacks do nothing.
     pub fn dispose(&self) {
-        let watcher = lock(&self.watcher).take();
+        let watcher = lock(&self.watcher).take().map(|(w, _)| w);
         *lock(&self.poller) = None;
         let providers = std::mem::take(&mut *self.write());
         for p in providers {

@@ -72,8 +72,11 @@ fn archive_and_restore_round_trip_with_a_live_watcher() {
     registry.add(runtime.bundled_provider().unwrap()).unwrap();
     registry.watch(WatchOptions::default()).unwrap();
     let (tx, changes) = mpsc::channel();
-    let _subscription = registry.subscribe(move || {
-        let _ = tx.send(());
+    let _subscription = registry.subscribe(move |change| {
+        // Only what can change the catalog; file deliveries are not.
+        if matches!(change, skillhost::registry::Change::Catalog { .. }) {
+            let _ = tx.send(());
+        }
     });
 
     let state = tempfile::tempdir().unwrap();

@@ -22,20 +22,18 @@
 //! at once (`mkdir -p`, `git clone`) is never missed.
 
 mod backend;
-mod deliveries;
 mod options;
 mod plan;
 mod routing;
 mod watched;
 
-pub use deliveries::DeliverySubscription;
 pub use options::{WatchMode, WatchOptions};
 
+use super::listeners::{Listeners, Subscription};
 use crate::provider::{ChangeKind, Provider};
 use crate::sandbox::WatchTarget;
 use crate::sync::lock;
 use backend::{Backend, Target, is_watchable_dir};
-use deliveries::DeliveryListeners;
 use plan::{Plan, Scope};
 use routing::{Route, TargetView, changes, route};
 use std::path::{Path, PathBuf};
@@ -55,7 +53,16 @@ struct Shared {
     options: WatchOptions,
     state: Mutex<State>,
     tx: Sender<Msg>,
-    delivered: Arc<DeliveryListeners>,
+    delivered: Arc<Listeners<Delivery>>,
+}
+
+/// One burst delivered to a provider, after it was told.
+pub(crate) struct Delivery {
+    /// The provider told (identity, not id: a shared watcher serves
+    /// registries whose providers may share ids).
+    pub(crate) provider: Arc<Provider>,
+    /// The host paths, with what happened to each.
+    pub(crate) changes: Vec<(PathBuf, ChangeKind)>,
 }
 
 enum Msg {
@@ -238,7 +245,17 @@ impl Watcher {
     pub fn on_delivery(
         &self,
         listener: impl Fn(&str, &[(PathBuf, ChangeKind)]) + Send + Sync + 'static,
-    ) -> DeliverySubscription {
+    ) -> Subscription {
+        self.shared
+            .delivered
+            .subscribe(move |d: &Delivery| listener(d.provider.id(), &d.changes))
+    }
+
+    /// The same, with the provider itself, for the registry's forwarding.
+    pub(crate) fn on_delivery_to(
+        &self,
+        listener: impl Fn(&Delivery) + Send + Sync + 'static,
+    ) -> Subscription {
         self.shared.delivered.subscribe(listener)
     }
 
@@ -597,7 +614,10 @@ impl Shared {
             if let Err(e) = provider.on_change(&events) {
                 tracing::warn!(provider = provider.id(), error = %e, "delivering changes failed");
             }
-            self.delivered.delivered(provider.id(), &events);
+            self.delivered.notify(&Delivery {
+                provider,
+                changes: events,
+            });
         }
     }
 }
