@@ -346,7 +346,7 @@ pub enum UsageCommand {
         #[arg(long)]
         dry_run: bool,
         /// Leave out patterns less confident than this (0 to 1).
-        #[arg(long, default_value_t = skillhost::usage::learn::DEFAULT_MIN_CONFIDENCE, value_name = "X")]
+        #[arg(long, default_value_t = skillhost_usage::learn::DEFAULT_MIN_CONFIDENCE, value_name = "X")]
         min_confidence: f64,
         /// The writable skills root the new skills go into.
         #[arg(long, value_name = "ROOT")]

@@ -5,11 +5,10 @@ use crate::args::{SourceArgs, StateArgs};
 use anyhow::{Context as _, Result};
 use skillhost::config::Config;
 use skillhost::config::trust::TrustStore;
-use skillhost::provider::sources::local::default_roots;
 use skillhost::session::{SessionLog, activation};
 use skillhost::text::escaped;
-use skillhost::usage::UsageStore;
-use skillhost::{Registry, RemoteSource, Runtime, Scope, Sources};
+use skillhost::{Registry, RemoteSource, Runtime, Sources};
+use skillhost_usage::UsageStore;
 use std::path::{Path, PathBuf};
 
 /// The sandbox and the configuration file, if any.
@@ -42,45 +41,31 @@ impl Ctx {
 
     /// A registry over the given roots, else the configured providers, else
     /// the usual roots of `cwd`; then the remote mirrors; then the bundled
-    /// skills.
+    /// skills unless `--no-bundled`.
     pub fn registry_at(&self, sources: &SourceArgs, cwd: &Path) -> Result<Registry> {
-        let runtime = &self.runtime;
         let remotes = sources
             .remotes
             .iter()
             .map(|arg| RemoteSource::from_arg(arg))
             .collect::<Result<Vec<_>, _>>()?;
-        let registry = if !sources.roots.is_empty() {
-            runtime.registry_for_sources(&Sources {
-                roots: sources.roots.clone(),
-                remotes,
-                bundled: !sources.no_bundled,
-            })?
-        } else if let Some(config) = &self.config {
-            let registry = config.registry(runtime)?;
-            for remote in &remotes {
-                registry.add(runtime.remote_provider(remote)?)?;
-            }
-            registry
+        let given = !sources.roots.is_empty();
+        let mut wanted = if given {
+            Sources::user_roots(&sources.roots)
         } else {
-            let registry = Registry::new();
-            for (root, scope) in default_roots(cwd, std::env::home_dir().as_deref()) {
-                registry.add(runtime.local_provider_in(root, scope)?)?;
-            }
-            for remote in &remotes {
-                registry.add(runtime.remote_provider(remote)?)?;
-            }
-            registry.add(runtime.bundled_provider()?)?;
-            registry
+            Sources::usual(cwd, std::env::home_dir().as_deref())
         };
-        if sources.no_bundled {
-            for provider in registry.providers() {
-                if provider.scope() == Scope::Bundled {
-                    registry.remove(provider.id());
-                }
-            }
-        }
-        Ok(registry)
+        wanted.remotes = remotes;
+        wanted.bundled = !sources.no_bundled;
+        Ok(match &self.config {
+            Some(config) if !given => config.registry_with(
+                &self.runtime,
+                &Sources {
+                    roots: Vec::new(),
+                    ..wanted
+                },
+            )?,
+            _ => self.runtime.registry_for_sources(&wanted)?,
+        })
     }
 
     /// The registry of a session: its sources, then the nested roots the
@@ -92,9 +77,7 @@ impl Ctx {
         log: &dyn SessionLog,
     ) -> Result<Registry> {
         let registry = self.registry_at(sources, cwd)?;
-        for root in activation::discovered_roots(log, cwd) {
-            registry.add(self.runtime.local_provider_in(root, Scope::Project)?)?;
-        }
+        activation::register_discovered(&self.runtime, &registry, cwd, log)?;
         Ok(registry)
     }
 }
@@ -156,7 +139,7 @@ pub fn cwd() -> Result<PathBuf> {
 
 /// The usage store's file for `--state` (or the environment's default).
 pub fn usage_path(state: &StateArgs) -> Result<PathBuf> {
-    skillhost::usage::store::default_path(state.state.as_deref())
+    skillhost_usage::store::default_path(state.state.as_deref())
         .context("no state folder: pass --state DIR or set SKILLHOST_STATE_DIR")
 }
 

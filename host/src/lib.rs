@@ -14,9 +14,12 @@
 //!   [`registry::watch`]er and the poller;
 //! - [`session`]: what the model sees (rendering, injection into a session
 //!   log, conditional activation) and invocation;
-//! - [`publish`] (validation, mirrors) and [`config`] (`skillhost.toml`);
-//! - [`usage`]: the usage store, scores, the curator, the idle runner and
-//!   skills learned from repeated tool sequences.
+//! - [`config`] (`skillhost.toml`).
+//!
+//! Two layers above these are crates of their own, so an embedder who wants
+//! neither builds neither: `skillhost-publish` (validation, mirrors) and
+//! `skillhost-usage` (the SQLite usage store, scores, the curator, the idle
+//! runner and skills learned from repeated tool sequences).
 //!
 //! The `SKILL.md` format itself lives in the `skillhost-skill` crate, shared
 //! with the provider components.
@@ -36,12 +39,14 @@
 //! # Ok::<(), skillhost::Error>(())
 //! ```
 //!
-//! An agent host, at each step, after each file tool, and for each skill call:
+//! An agent host holds one [`Session`] per conversation: at each step,
+//! after each file tool, and for each skill call (the usage crate's
+//! `UsageStore` plugs in with [`Session::with_usage`]):
 //!
 //! ```no_run
-//! use skillhost::session::invoke::{self, Caller, ForkPlan, ForkRunner, Invocation, Request};
-//! use skillhost::session::{JsonlLog, activation, inject::Injector, render::RenderOptions};
-//! use skillhost::Runtime;
+//! use skillhost::session::invoke::{self, Caller, ForkPlan, ForkRunner, Invocation};
+//! use skillhost::session::JsonlLog;
+//! use skillhost::{Runtime, Session};
 //!
 //! struct SubAgents;
 //! impl ForkRunner for SubAgents {
@@ -54,16 +59,14 @@
 //! let runtime = Runtime::new()?;
 //! let registry = runtime.registry_for_default_roots(&cwd, std::env::home_dir().as_deref())?;
 //! registry.watch(Default::default())?;
-//! let mut log = JsonlLog::open("session.jsonl".as_ref())?;
+//! let log = JsonlLog::open("session.jsonl".as_ref())?;
+//! let mut session = Session::new(&runtime, registry, &cwd, log)?.with_id("s-1");
 //!
 //! // Each step: a full replacement only if the model's view changed.
-//! let outcome = Injector::default().replace(&registry.snapshot(), &mut log)?;
-//! println!("{}", outcome.as_str());
+//! println!("{}", session.inject()?.as_str());
 //!
 //! // After the agent wrote a file: visible at once, and conditional skills activated.
-//! let written = cwd.join("src/ui/Button.tsx");
-//! registry.observe_paths(std::slice::from_ref(&written))?;
-//! let touched = activation::touch(&runtime, &registry, &cwd, &[written], &mut log, RenderOptions::default())?;
+//! let touched = session.touch(&["src/ui/Button.tsx".into()])?;
 //! let mut tool_result = String::from("wrote src/ui/Button.tsx");
 //! if let Some(reminder) = touched.reminder {
 //!     tool_result.push('\n');
@@ -71,9 +74,7 @@
 //! }
 //!
 //! // The model calls the Skill tool.
-//! let args = vec!["HEAD~1".to_string()];
-//! let request = Request { name: "code-review", args: &args, caller: Caller::Model, session_id: "s-1", max_steps: None };
-//! match invoke::invoke(&registry, &request, &activation::activated(&log))? {
+//! match session.invoke("code-review", &["HEAD~1".to_string()], Caller::Model)? {
 //!     Invocation::Inline { text, .. } => println!("{text}"),
 //!     Invocation::Fork(plan) => {
 //!         let tools = ["Read".to_string(), "Bash".to_string(), "Write".to_string()];
@@ -90,14 +91,12 @@ pub mod error;
 pub mod model;
 pub mod paths;
 pub mod provider;
-pub mod publish;
 pub mod registry;
 mod runtime;
 pub mod sandbox;
 pub mod session;
 pub mod sync;
 pub mod text;
-pub mod usage;
 
 pub use error::Error;
 pub use model::{Catalog, Diagnostic, Location, Scope, Severity, Skill, SkillDocument};
@@ -105,3 +104,4 @@ pub use provider::sources::remote::{RemoteSource, Transport as RemoteTransport};
 pub use provider::{Provider, ProviderSpec};
 pub use registry::Registry;
 pub use runtime::{Runtime, Sources};
+pub use session::Session;

@@ -140,10 +140,11 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Makes a FIFO at `path` (for the tests of files that must not be one):
-/// opening it for reading the ordinary way would wait for a writer forever.
-#[cfg(test)]
-pub(crate) fn mkfifo(path: &Path) {
+/// Makes a FIFO at `path` (for the tests, here and in the crates above, of
+/// files that must not be one): opening it for reading the ordinary way
+/// would wait for a writer forever. Test support, not embedding surface.
+#[doc(hidden)]
+pub fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);

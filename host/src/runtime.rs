@@ -20,15 +20,36 @@ pub struct Runtime {
 
 /// Where a registry's skills come from, highest precedence first: local
 /// roots, then remote mirrors (namespaced, so they never shadow), then the
-/// bundled skills.
+/// bundled skills. [`Runtime::registry_for_sources`] turns it into a
+/// registry; every other registry constructor is a shorthand for one.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
-    /// Local skill roots.
-    pub roots: Vec<PathBuf>,
+    /// Local skill roots and the scope each is in.
+    pub roots: Vec<(PathBuf, Scope)>,
     /// Remote mirrors.
     pub remotes: Vec<RemoteSource>,
     /// Whether the bundled skills are included (lowest precedence).
     pub bundled: bool,
+}
+
+impl Sources {
+    /// Local roots the user named (user scope), and nothing else.
+    pub fn user_roots(roots: impl IntoIterator<Item = impl Into<PathBuf>>) -> Sources {
+        Sources {
+            roots: roots.into_iter().map(|r| (r.into(), Scope::User)).collect(),
+            ..Sources::default()
+        }
+    }
+
+    /// The usual roots ([`local::default_roots`]): the project's (watched
+    /// within a bounded set) before the user's, then the bundled skills.
+    pub fn usual(cwd: &Path, home: Option<&Path>) -> Sources {
+        Sources {
+            roots: local::default_roots(cwd, home),
+            remotes: Vec::new(),
+            bundled: true,
+        }
+    }
 }
 
 impl Runtime {
@@ -127,40 +148,40 @@ impl Runtime {
         Provider::new(&self.engine, spec)
     }
 
-    /// A registry with one local provider per root, in precedence order.
+    /// A registry with one local provider per root (user scope), in
+    /// precedence order.
     pub fn registry_for_roots(&self, roots: &[impl AsRef<Path>]) -> Result<Registry, Error> {
-        let registry = Registry::new();
-        for root in roots {
-            registry.add(self.local_provider(root.as_ref())?)?;
-        }
-        Ok(registry)
+        self.registry_for_sources(&Sources::user_roots(roots.iter().map(|r| r.as_ref())))
     }
 
     /// A registry over `sources`, in precedence order.
     pub fn registry_for_sources(&self, sources: &Sources) -> Result<Registry, Error> {
-        let registry = self.registry_for_roots(&sources.roots)?;
+        let registry = Registry::new();
+        self.add_sources(&registry, sources)?;
+        Ok(registry)
+    }
+
+    /// Adds the providers of `sources` to `registry`, after those it has.
+    pub fn add_sources(&self, registry: &Registry, sources: &Sources) -> Result<(), Error> {
+        for (root, scope) in &sources.roots {
+            registry.add(self.local_provider_in(root, *scope)?)?;
+        }
         for remote in &sources.remotes {
             registry.add(self.remote_provider(remote)?)?;
         }
         if sources.bundled {
             registry.add(self.bundled_provider()?)?;
         }
-        Ok(registry)
+        Ok(())
     }
 
-    /// A registry over the usual roots ([`local::default_roots`]): the
-    /// project's (watched within a bounded set) before the user's, then
-    /// the bundled skills.
+    /// A registry over the usual roots of `cwd` and `home` and the bundled
+    /// skills ([`Sources::usual`]).
     pub fn registry_for_default_roots(
         &self,
         cwd: &Path,
         home: Option<&Path>,
     ) -> Result<Registry, Error> {
-        let registry = Registry::new();
-        for (root, scope) in local::default_roots(cwd, home) {
-            registry.add(self.local_provider_in(root, scope)?)?;
-        }
-        registry.add(self.bundled_provider()?)?;
-        Ok(registry)
+        self.registry_for_sources(&Sources::usual(cwd, home))
     }
 }

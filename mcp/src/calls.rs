@@ -9,8 +9,8 @@ use crate::live::Live;
 use rmcp::ErrorData as McpError;
 use rmcp::model::ResourceContents;
 use skillhost::session::invoke::{self, Caller, Invocation, Request};
-use skillhost::usage::record::record_invoke;
 use skillhost::{Error, Registry};
+use skillhost_usage::record::record_invoke;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

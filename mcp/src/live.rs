@@ -17,7 +17,7 @@ use skillhost::registry::watch::WatchOptions;
 use skillhost::registry::{Change as CatalogChange, Subscription};
 use skillhost::session::render::RenderOptions;
 use skillhost::sync::lock;
-use skillhost::usage::UsageStore;
+use skillhost_usage::UsageStore;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};

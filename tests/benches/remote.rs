@@ -5,8 +5,8 @@
 //! `cargo bench -p skillhost-tests --bench remote` (needs nginx).
 
 use skillhost::RemoteSource;
-use skillhost::publish::mirror;
 use skillhost::{Registry, Runtime};
+use skillhost_publish::mirror;
 use skillhost_tests::nginx::Nginx;
 use skillhost_tests::{shared_cache_dir, write};
 use std::time::{Duration, Instant};

@@ -7,8 +7,8 @@
 //!   a transaction inserting many more rows that is never committed
 //!   (`holding`), then sleeps until killed.
 
-use skillhost::usage::UsageStore;
-use skillhost::usage::store::{InvocationRecord, Outcome};
+use skillhost_usage::UsageStore;
+use skillhost_usage::store::{InvocationRecord, Outcome};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;

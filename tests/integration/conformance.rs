@@ -3,8 +3,8 @@
 //! with the right checks and reasons.
 
 use skillhost::provider::sources::builtin::{BUNDLED_PROVIDER, LOCAL_PROVIDER, REMOTE_PROVIDER};
-use skillhost::publish::mirror;
 use skillhost_conformance::{Deadlines, Options, Report, Status, check_bytes};
+use skillhost_publish::mirror;
 use skillhost_tests::nginx::Nginx;
 use skillhost_tests::{HOSTILE_GUEST, PROBE_GUEST, runtime, shared_cache_dir, skill_md, tree};
 use std::path::Path;

@@ -199,7 +199,7 @@ fn a_mirror_publishes_a_lowercase_document_as_skill_md() {
         ("pdf/notes.txt", b"notes"),
     ]);
     let out = tree(&[]);
-    skillhost::publish::mirror::write(&runtime(), &[dir.path().to_path_buf()], out.path()).unwrap();
+    skillhost_publish::mirror::write(&runtime(), &[dir.path().to_path_buf()], out.path()).unwrap();
     let index: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.path().join("index.json")).unwrap()).unwrap();
     let uris: Vec<&str> = index["skills"][0]["resources"]

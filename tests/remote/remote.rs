@@ -6,9 +6,9 @@
 
 use sha2::{Digest, Sha256};
 use skillhost::RemoteSource;
-use skillhost::publish::mirror;
 use skillhost::registry::watch::WatchOptions;
 use skillhost::{Catalog, Provider, Registry, Runtime, Scope, Sources};
+use skillhost_publish::mirror;
 use skillhost_tests::nginx::Nginx;
 use skillhost_tests::{corpus, runtime, skill_md, tree, write};
 use std::path::Path;
@@ -404,9 +404,9 @@ fn remote_skills_never_shadow_local_ones_and_bundled_come_last() {
     let registry = site
         .runtime
         .registry_for_sources(&Sources {
-            roots: vec![local.path().to_path_buf()],
             remotes: vec![site.source()],
             bundled: true,
+            ..Sources::user_roots([local.path()])
         })
         .unwrap();
     let catalog = registry.snapshot();

@@ -5,9 +5,9 @@
 //! providers carry on.
 
 use skillhost::RemoteSource;
-use skillhost::publish::mirror;
 use skillhost::registry::watch::WatchOptions;
 use skillhost::{Registry, Runtime};
+use skillhost_publish::mirror;
 use skillhost_tests::http::{Reply, Server};
 use skillhost_tests::{runtime, skill_md, tree, write};
 use std::path::PathBuf;

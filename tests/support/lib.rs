@@ -50,13 +50,7 @@ pub fn runtime() -> Runtime {
     Runtime::with_cache_dir(Some(shared_cache_dir())).expect("the sandbox engine starts")
 }
 
-/// A FIFO at `path`, with no writer: opening it for reading the ordinary
-/// way would wait forever.
-pub fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-}
+pub use skillhost::paths::mkfifo;
 
 /// A temporary folder holding the given files (`path`, bytes); parent
 /// folders are created as needed.

@@ -6,8 +6,8 @@ use crate::context::{Ctx, usage_store};
 use crate::output::{print_json, print_text};
 use anyhow::Result;
 use serde_json::{Value, json};
-use skillhost::usage::clock::rfc3339;
-use skillhost::usage::curator::{self, Archivable, Archived, Moved, Report, State};
+use skillhost_usage::clock::rfc3339;
+use skillhost_usage::curator::{self, Archivable, Archived, Moved, Report, State};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 

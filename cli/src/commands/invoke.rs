@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
     // Recording must not cost the user the invocation: a store that cannot
     // be written is reported and the command goes on.
     if let Err(e) = usage_store(a.state).and_then(|store| {
-        Ok(skillhost::usage::record::record_invoke(
+        Ok(skillhost_usage::record::record_invoke(
             &store,
             &registry.snapshot(),
             &request,

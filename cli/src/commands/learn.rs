@@ -5,7 +5,7 @@ use crate::context::{Ctx, usage_store};
 use crate::output::{print_json, print_text};
 use anyhow::Result;
 use serde_json::json;
-use skillhost::usage::{learn, patterns, record};
+use skillhost_usage::{learn, patterns, record};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 use crate::context::Ctx;
 use crate::output::print_json;
 use anyhow::Result;
-use skillhost::publish::mirror;
+use skillhost_publish::mirror;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -5,7 +5,7 @@ use crate::args::ProfileArg;
 use crate::context::Ctx;
 use crate::output::print_json;
 use anyhow::Result;
-use skillhost::publish::validate::{self, Profile};
+use skillhost_publish::validate::{self, Profile};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -3,8 +3,8 @@
 //! runner inside watch. Every test uses its own state folder.
 
 use super::{skillhost, stdout, workspace};
-use skillhost::usage::clock::days;
-use skillhost::usage::{ManualClock, UsageStore};
+use skillhost_usage::clock::days;
+use skillhost_usage::{ManualClock, UsageStore};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

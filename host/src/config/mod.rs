@@ -39,7 +39,6 @@
 mod parse;
 pub mod trust;
 
-use crate::Runtime;
 use crate::error::Error;
 use crate::model::{Diagnostic, Scope};
 use crate::provider::sources::builtin;
@@ -47,6 +46,7 @@ use crate::provider::sources::remote::RemoteSource;
 use crate::provider::{Caps, ProviderSpec};
 use crate::registry::Registry;
 use crate::sandbox::Limits;
+use crate::{Runtime, Sources};
 use std::path::{Path, PathBuf};
 
 /// The file looked for in the current folder when `--config` is not given.
@@ -237,8 +237,25 @@ impl Config {
     /// is not a provider) is left out with an error diagnostic naming it;
     /// the others run.
     pub fn registry(&self, runtime: &Runtime) -> Result<Registry, Error> {
+        self.registry_with(
+            runtime,
+            &Sources {
+                bundled: true,
+                ..Sources::default()
+            },
+        )
+    }
+
+    /// [`Config::registry`], then the roots and remotes of `also` (what the
+    /// command line adds). The bundled skills come last when both the file
+    /// and `also` want them; `also.bundled == false` leaves them out even
+    /// where the file places them itself.
+    pub fn registry_with(&self, runtime: &Runtime, also: &Sources) -> Result<Registry, Error> {
         let registry = Registry::new();
         for provider in &self.providers {
+            if !also.bundled && matches!(provider.source, Source::Bundled) {
+                continue;
+            }
             let at = format!("{}:{}", self.path.display(), provider.line);
             match self
                 .spec(runtime, provider)
@@ -251,9 +268,13 @@ impl Config {
                 ),
             }
         }
-        if self.bundled {
-            registry.add(runtime.bundled_provider()?)?;
-        }
+        runtime.add_sources(
+            &registry,
+            &Sources {
+                bundled: self.bundled && also.bundled,
+                ..also.clone()
+            },
+        )?;
         Ok(registry)
     }
 

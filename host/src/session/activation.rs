@@ -198,6 +198,20 @@ fn reminder(skills: &[&Skill], options: RenderOptions) -> Option<String> {
     ))
 }
 
+/// Registers the nested roots `log` says the session discovered (lowest
+/// precedence), so a resumed session sees what it saw before.
+pub fn register_discovered(
+    runtime: &crate::Runtime,
+    registry: &crate::Registry,
+    cwd: &Path,
+    log: &dyn SessionLog,
+) -> Result<(), Error> {
+    for root in discovered_roots(log, cwd) {
+        registry.add(runtime.local_provider_in(root, Scope::Project)?)?;
+    }
+    Ok(())
+}
+
 /// Records newly discovered nested roots in the log.
 pub fn record_discovered(roots: &[PathBuf], log: &mut dyn SessionLog) -> Result<(), Error> {
     if roots.is_empty() {

@@ -4,9 +4,9 @@
 
 use crate::support::*;
 use rmcp::model::{ReadResourceRequestParams, SkillResources};
-use skillhost::publish::mirror;
 use skillhost::{RemoteSource, Sources};
 use skillhost_mcp::Options;
+use skillhost_publish::mirror;
 use skillhost_tests::nginx::Nginx;
 use std::time::Duration;
 
@@ -42,9 +42,8 @@ async fn remote_skills_keep_their_namespace_in_the_uri_and_verify_like_local_one
         move |runtime, root| {
             runtime
                 .registry_for_sources(&Sources {
-                    roots: vec![root.to_path_buf()],
                     remotes: vec![source],
-                    bundled: false,
+                    ..Sources::user_roots([root])
                 })
                 .unwrap()
         },

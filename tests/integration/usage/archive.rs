@@ -3,11 +3,11 @@
 
 use super::store;
 use skillhost::registry::watch::WatchOptions;
-use skillhost::usage::clock::days;
-use skillhost::usage::curator::{self, ARCHIVE_DIR, Archivable, State};
-use skillhost::usage::{Error, UsageStore};
 use skillhost::{Catalog, Registry, Scope};
 use skillhost_tests::{runtime, skill_md, write};
+use skillhost_usage::clock::days;
+use skillhost_usage::curator::{self, ARCHIVE_DIR, Archivable, State};
+use skillhost_usage::{Error, UsageStore};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -84,12 +84,12 @@ fn archive_and_restore_round_trip_with_a_live_watcher() {
     review(&store, &registry);
     clock.advance(days(100.0));
     store
-        .record_invocation(&skillhost::usage::store::InvocationRecord {
+        .record_invocation(&skillhost_usage::store::InvocationRecord {
             skill: "busy",
             source: "local",
             caller: "user",
             session: "s",
-            outcome: skillhost::usage::store::Outcome::Inline,
+            outcome: skillhost_usage::store::Outcome::Inline,
         })
         .unwrap();
     let report = review(&store, &registry);

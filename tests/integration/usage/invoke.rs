@@ -3,8 +3,8 @@
 
 use super::store;
 use skillhost::session::invoke::{self, Caller, Request};
-use skillhost::usage::record::record_invoke;
 use skillhost_tests::{runtime, tree};
+use skillhost_usage::record::record_invoke;
 use std::collections::BTreeSet;
 
 #[test]

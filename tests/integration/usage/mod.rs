@@ -8,7 +8,7 @@ mod invoke;
 mod scenarios;
 mod store;
 
-use skillhost::usage::{ManualClock, UsageStore};
+use skillhost_usage::{ManualClock, UsageStore};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -4,13 +4,13 @@
 
 use super::store;
 use skillhost::model::{Catalog, Location, Scope, Skill};
-use skillhost::usage::UsageStore;
-use skillhost::usage::clock::days;
-use skillhost::usage::curator::{self, State};
-use skillhost::usage::runner::{Decision, Runner, RunnerConfig};
-use skillhost::usage::score::skill_score;
-use skillhost::usage::store::{InvocationRecord, Outcome};
 use skillhost_skill::frontmatter::Frontmatter;
+use skillhost_usage::UsageStore;
+use skillhost_usage::clock::days;
+use skillhost_usage::curator::{self, State};
+use skillhost_usage::runner::{Decision, Runner, RunnerConfig};
+use skillhost_usage::score::skill_score;
+use skillhost_usage::store::{InvocationRecord, Outcome};
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -1,8 +1,8 @@
 //! The store's file under concurrent writers, killed writers and hostile files.
 
 use super::db;
-use skillhost::usage::store::SCHEMA_VERSION;
-use skillhost::usage::{Error, UsageStore};
+use skillhost_usage::store::SCHEMA_VERSION;
+use skillhost_usage::{Error, UsageStore};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 

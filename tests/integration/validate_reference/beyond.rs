@@ -3,7 +3,7 @@
 //! docs/CLI.md lists.
 
 use super::*;
-use skillhost::publish::validate::Profile;
+use skillhost_publish::validate::Profile;
 use skillhost_tests::write;
 
 #[test]

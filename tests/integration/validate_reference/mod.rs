@@ -14,7 +14,7 @@ mod parser;
 mod validator;
 
 use skillhost::Runtime;
-use skillhost::publish::validate::{Profile, Report, validate_paths};
+use skillhost_publish::validate::{Profile, Report, validate_paths};
 use skillhost_tests::{runtime, write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

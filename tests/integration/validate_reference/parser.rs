@@ -2,7 +2,7 @@
 //! run through the validator.
 
 use super::*;
-use skillhost::publish::validate::Profile;
+use skillhost_publish::validate::Profile;
 
 #[test]
 fn test_valid_frontmatter() {

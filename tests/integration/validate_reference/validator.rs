@@ -1,7 +1,7 @@
 //! `skills-ref/tests/test_validator.py`, every test.
 
 use super::*;
-use skillhost::publish::validate::Profile;
+use skillhost_publish::validate::Profile;
 use skillhost_tests::write;
 
 #[test]

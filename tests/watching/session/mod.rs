@@ -4,6 +4,7 @@
 //! skill folders discovered, invocation with arguments and forks, and the
 //! injector's rules over compaction and incomplete snapshots.
 
+mod handle;
 mod injector;
 mod scenarios;
 
@@ -12,7 +13,7 @@ use skillhost::session::inject::{self, Injector, Outcome, digest};
 use skillhost::session::invoke::{self, Caller, ForkRunner, Invocation, Request};
 use skillhost::session::log::{CATALOG, JsonlLog, SessionLog};
 use skillhost::session::render::{CLOSE, OPEN, RenderOptions};
-use skillhost::{Error, Registry, Runtime, Scope};
+use skillhost::{Error, Registry, Runtime, Sources};
 use skillhost_tests::{runtime, write};
 use std::path::PathBuf;
 
@@ -57,25 +58,22 @@ impl Project {
         self.cwd.join(".claude/skills")
     }
 
+    /// The project's usual roots. The scenarios count exactly what the
+    /// project holds; the bundled skills are tested in remote.rs and the
+    /// CLI tests.
+    fn registry(&self) -> Registry {
+        let sources = Sources {
+            bundled: false,
+            ..Sources::usual(&self.cwd, None)
+        };
+        self.runtime.registry_for_sources(&sources).unwrap()
+    }
+
     /// A fresh registry and log, as a restarted host would build them.
     fn open(&self) -> (Registry, JsonlLog) {
         let log = JsonlLog::open(&self.session).unwrap();
-        let registry = self
-            .runtime
-            .registry_for_default_roots(&self.cwd, None)
-            .unwrap();
-        // The scenarios count exactly what the project holds; the bundled
-        // skills are tested in remote.rs and the CLI tests.
-        registry.remove("bundled");
-        for root in activation::discovered_roots(&log, &self.cwd) {
-            registry
-                .add(
-                    self.runtime
-                        .local_provider_in(root, Scope::Project)
-                        .unwrap(),
-                )
-                .unwrap();
-        }
+        let registry = self.registry();
+        activation::register_discovered(&self.runtime, &registry, &self.cwd, &log).unwrap();
         (registry, log)
     }
 

@@ -32,19 +32,19 @@ impl ManualClock {
 
     /// Moves the clock to `at`.
     pub fn set(&self, at: SystemTime) {
-        *crate::sync::lock(&self.0) = at;
+        *skillhost::sync::lock(&self.0) = at;
     }
 
     /// Moves the clock forward by `by`.
     pub fn advance(&self, by: Duration) {
-        let mut now = crate::sync::lock(&self.0);
+        let mut now = skillhost::sync::lock(&self.0);
         *now += by;
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> SystemTime {
-        *crate::sync::lock(&self.0)
+        *skillhost::sync::lock(&self.0)
     }
 }
 

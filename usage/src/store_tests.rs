@@ -1,7 +1,7 @@
 //! The store on its own: schema, records, queries, runner state.
 
 use super::*;
-use crate::usage::clock::{ManualClock, days};
+use crate::clock::{ManualClock, days};
 use std::time::UNIX_EPOCH;
 
 fn store_at(dir: &Path, clock: Arc<ManualClock>) -> UsageStore {
@@ -173,7 +173,7 @@ fn a_restore_restarts_the_grace_period() {
 fn a_fifo_or_a_device_where_the_store_should_be_is_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("usage.db");
-    crate::paths::mkfifo(&fifo);
+    skillhost::paths::mkfifo(&fifo);
     for path in [fifo.as_path(), Path::new("/dev/zero")] {
         let refused = UsageStore::open(path).err().unwrap().to_string();
         assert!(

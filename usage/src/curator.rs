@@ -18,10 +18,10 @@ use super::clock::hours_between;
 use super::error::Error;
 use super::score::skill_score;
 use super::store::{SkillUsage, UsageStore};
-use crate::model::{Catalog, Location, Scope, Skill};
-use crate::paths::canonical_or_lexical;
-use crate::registry::Registry;
 use serde_json::{Value, json};
+use skillhost::model::{Catalog, Location, Scope, Skill};
+use skillhost::paths::canonical_or_lexical;
+use skillhost::registry::Registry;
 use skillhost_skill::frontmatter::{MAX_DOCUMENT_BYTES, parse_document};
 use skillhost_skill::layout::{SKILL_FILE, markdown_stem};
 use std::collections::BTreeMap;
@@ -346,7 +346,7 @@ fn not_a_link(archive: &Path) -> Result<(), Error> {
             field: "archive folder",
             reason: format!(
                 "{} is a symlink; skills are only archived into a real folder",
-                crate::text::escaped(&archive.display().to_string())
+                skillhost::text::escaped(&archive.display().to_string())
             ),
         }),
         _ => Ok(()),
@@ -417,7 +417,7 @@ fn archived_name(entry: &Path) -> Option<String> {
     let mut bytes = Vec::new();
     // Only a regular file is read: a FIFO planted in the archive would
     // block the curator.
-    crate::paths::open_regular(&document, std::fs::OpenOptions::new().read(true))
+    skillhost::paths::open_regular(&document, std::fs::OpenOptions::new().read(true))
         .ok()?
         .take(MAX_DOCUMENT_BYTES)
         .read_to_end(&mut bytes)
@@ -431,7 +431,7 @@ fn archived_name(entry: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::usage::clock::days;
+    use crate::clock::days;
     use skillhost_skill::frontmatter::Frontmatter;
     use std::time::UNIX_EPOCH;
 
@@ -477,7 +477,7 @@ mod tests {
         let planted = dir.path().join("planted");
         std::fs::create_dir_all(&planted).unwrap();
         let fifo = planted.join(SKILL_FILE);
-        crate::paths::mkfifo(&fifo);
+        skillhost::paths::mkfifo(&fifo);
         // Opening a FIFO with no writer the ordinary way would wait forever.
         assert_eq!(archived_name(&planted), None);
     }

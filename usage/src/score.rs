@@ -2,12 +2,12 @@
 //! / 168)` — logarithmic in how often it was used, halving with every week
 //! since it was last used. A pinned skill scores at least
 //! [`PINNED_MIN_SCORE`]. The listing shortens the least-scored skills
-//! first when it must cut ([`render_ranked`](crate::session::render::render_ranked)).
+//! first when it must cut ([`render_ranked`](skillhost::session::render::render_ranked)).
 
 use super::clock::hours_between;
 use super::store::SkillUsage;
-use crate::model::Catalog;
-use crate::session::render::Scores;
+use skillhost::model::Catalog;
+use skillhost::session::render::Scores;
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
@@ -57,7 +57,7 @@ pub fn catalog_scores(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::usage::clock::days;
+    use crate::clock::days;
     use std::time::{Duration, UNIX_EPOCH};
 
     fn close(a: f64, b: f64) -> bool {

@@ -7,8 +7,8 @@
 //! replaces a link, never writes through it), temporary files are created
 //! exclusively under random names, and removal never goes through a link.
 
-use crate::error::Error;
-use crate::paths::read_regular;
+use skillhost::Error;
+use skillhost::paths::read_regular;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

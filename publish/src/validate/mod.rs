@@ -23,10 +23,10 @@ pub use fields::{MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS};
 pub use name_rules::{MAX_NAME_CHARS, name_problems, unicode_name_problems};
 pub use profile::Profile;
 
-use crate::Runtime;
-use crate::error::Error;
-use crate::model::{Diagnostic, Severity};
 use discovery::Target;
+use skillhost::Error;
+use skillhost::Runtime;
+use skillhost::model::{Diagnostic, Severity};
 use skillhost_skill::frontmatter::{MAX_DOCUMENT_BYTES, split_document};
 use skillhost_skill::layout::{self, LOWERCASE_SKILL_FILE};
 use skillhost_skill::yaml;
@@ -282,7 +282,7 @@ fn read_document(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     // Checked on the opened file, so a swap to a FIFO after a check by path
     // cannot block either.
-    crate::paths::open_regular(path, std::fs::OpenOptions::new().read(true))?
+    skillhost::paths::open_regular(path, std::fs::OpenOptions::new().read(true))?
         .take(MAX_DOCUMENT_BYTES + 1)
         .read_to_end(&mut bytes)?;
     Ok(bytes)

@@ -74,11 +74,12 @@ pub(super) fn sql_error(path: &Path, e: rusqlite::Error) -> Error {
 /// ours to open (SQLite would only say "file is not a database" later).
 pub(super) fn check_header(path: &Path) -> Result<(), Error> {
     // A FIFO or device where the store should be is refused, not waited on.
-    let mut file = match crate::paths::open_regular(path, std::fs::OpenOptions::new().read(true)) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::io(path)(e)),
-    };
+    let mut file =
+        match skillhost::paths::open_regular(path, std::fs::OpenOptions::new().read(true)) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(Error::io(path)(e)),
+        };
     let mut head = Vec::with_capacity(SQLITE_HEADER.len());
     (&mut file)
         .take(SQLITE_HEADER.len() as u64)

@@ -28,11 +28,11 @@ use super::schema::{check_header, migrate, set_wal, sql_error};
 pub const MAX_FIELD_CHARS: usize = 1024;
 
 /// The state folder: `explicit` (`--state DIR`), else
-/// [`crate::paths::state_dir`].
+/// [`skillhost::paths::state_dir`].
 pub fn state_dir(explicit: Option<&Path>) -> Option<PathBuf> {
     match explicit {
         Some(dir) => Some(dir.to_path_buf()),
-        None => crate::paths::state_dir(),
+        None => skillhost::paths::state_dir(),
     }
 }
 
@@ -209,7 +209,7 @@ impl UsageStore {
     fn lock(&self) -> MutexGuard<'_, Connection> {
         // A connection stays usable after a panic elsewhere: an open
         // transaction is rolled back when its guard is dropped.
-        crate::sync::lock(&self.conn)
+        skillhost::sync::lock(&self.conn)
     }
 
     fn err(&self, e: rusqlite::Error) -> Error {

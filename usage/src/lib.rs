@@ -11,11 +11,34 @@
 //! - [`patterns`]: tool sequences repeated across sessions;
 //! - [`learn`]: those sequences written as new skills.
 //!
-//! This layer sits above [`registry`](crate::registry) and
-//! [`session`](crate::session); neither uses it.
+//! This layer sits above [`registry`](skillhost::registry) and
+//! [`session`](skillhost::session); neither uses it. A session names what it
+//! needs of a store ([`skillhost::session::Usage`]) and [`UsageStore`]
+//! provides it:
 //!
 //! ```
-//! use skillhost::usage::{UsageStore, store::{InvocationRecord, Outcome}};
+//! use skillhost::session::MemoryLog;
+//! use skillhost::session::invoke::Caller;
+//! use skillhost::{Runtime, Session};
+//! use skillhost_usage::UsageStore;
+//! use std::sync::Arc;
+//!
+//! # let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/skills");
+//! # let dir = tempfile::tempdir()?;
+//! let store = Arc::new(UsageStore::open(&dir.path().join("usage.db"))?);
+//! let runtime = Runtime::new()?;
+//! let registry = runtime.registry_for_roots(&[root])?;
+//! let mut session = Session::new(&runtime, registry, dir.path(), MemoryLog::default())?
+//!     .with_id("s-1")
+//!     .with_usage(store.clone());
+//! session.invoke("writing-skill-md", &[], Caller::Model)?;
+//! session.inject()?; // ranked by the store's scores
+//! assert_eq!(store.usage()?["writing-skill-md"].count, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ```
+//! use skillhost_usage::{UsageStore, store::{InvocationRecord, Outcome}};
 //!
 //! # let dir = tempfile::tempdir()?;
 //! let store = UsageStore::open(&dir.path().join("usage.db"))?;

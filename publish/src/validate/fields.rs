@@ -33,7 +33,7 @@ pub fn check_fields(
     unknown.sort_unstable();
     unknown.dedup();
     // A key from the file is shown escaped: it may hold terminal escapes.
-    let unknown: Vec<String> = unknown.into_iter().map(crate::text::escaped).collect();
+    let unknown: Vec<String> = unknown.into_iter().map(skillhost::text::escaped).collect();
     let unknown: Vec<&str> = unknown.iter().map(String::as_str).collect();
     invisible(fields, path, profile, &mut out);
     match profile {
@@ -108,7 +108,7 @@ fn invisible(fields: &Fields<'_>, path: &Path, profile: Profile, out: &mut Vec<P
             skillhost_skill::frontmatter::INVISIBLE_WARNING,
             named.join(", ")
         );
-        let key = crate::text::escaped(key);
+        let key = skillhost::text::escaped(key);
         out.push(match profile {
             Profile::Claude => Problem::warning(path, &key, message),
             Profile::AgentSkills => Problem::error(path, &key, message),
@@ -314,7 +314,7 @@ fn agentskills(get: &Get<'_, '_>, folder: &str, out: &mut Out<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Severity;
+    use skillhost::model::Severity;
 
     fn problems(yaml: &str, profile: Profile) -> Vec<Problem> {
         let fields = skillhost_skill::yaml::parse_fields(yaml).unwrap();

@@ -11,7 +11,7 @@
 use super::curator::{Report, review};
 use super::error::Error;
 use super::store::{RunnerState, UsageStore};
-use crate::model::Catalog;
+use skillhost::model::Catalog;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -205,7 +205,7 @@ impl Drop for RunnerHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::usage::clock::days;
+    use crate::clock::days;
     use std::time::UNIX_EPOCH;
 
     const HOUR: Duration = Duration::from_secs(3600);

@@ -13,10 +13,10 @@
 //! new one does not are removed; nothing else in the folder is touched.
 
 use super::out::Out;
-use crate::error::Error;
-use crate::model::{Diagnostic, Severity, Skill};
-use crate::{Runtime, Sources};
 use serde_json::{Value, json};
+use skillhost::Error;
+use skillhost::model::{Diagnostic, Severity, Skill};
+use skillhost::{Runtime, Sources};
 use skillhost_skill::digest::sha256 as digest;
 use skillhost_skill::layout::SKILL_FILE;
 use skillhost_skill::segments;
@@ -55,10 +55,7 @@ fn mirror_error(message: impl Into<String>) -> Error {
 
 /// Publishes the skills of `roots` (highest precedence first) into `out`.
 pub fn write(runtime: &Runtime, roots: &[PathBuf], out: &Path) -> Result<MirrorReport, Error> {
-    let registry = runtime.registry_for_sources(&Sources {
-        roots: roots.to_vec(),
-        ..Sources::default()
-    })?;
+    let registry = runtime.registry_for_sources(&Sources::user_roots(roots))?;
     let catalog = registry.snapshot();
     let mut report = MirrorReport::default();
     if !catalog.complete {
@@ -131,7 +128,7 @@ pub fn write(runtime: &Runtime, roots: &[PathBuf], out: &Path) -> Result<MirrorR
 
 /// The index entry and files of one skill, or `None` when its frontmatter
 /// lacks what SEP-2640 requires.
-fn publish(registry: &crate::Registry, skill: &Skill) -> Result<Option<Published>, Error> {
+fn publish(registry: &skillhost::Registry, skill: &Skill) -> Result<Option<Published>, Error> {
     let frontmatter = skill.frontmatter_json();
     let has = |key: &str| frontmatter.get(key).is_some_and(Value::is_string);
     if !has("name") || !has("description") {
@@ -199,7 +196,7 @@ fn publish(registry: &crate::Registry, skill: &Skill) -> Result<Option<Published
 /// those are ever removed.
 fn listed_files(index: &Path) -> BTreeSet<String> {
     // Read only if it is a regular file: anything else is not our index.
-    let Ok(bytes) = crate::paths::read_regular(index, MAX_INDEX_BYTES) else {
+    let Ok(bytes) = skillhost::paths::read_regular(index, MAX_INDEX_BYTES) else {
         return BTreeSet::new();
     };
     let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {

@@ -1,27 +1,29 @@
 //! What the session layer feeds the store: invocations as
-//! [`invoke`](crate::session::invoke::invoke) returned them, and tool calls
+//! [`invoke`](skillhost::session::invoke::invoke) returned them, and tool calls
 //! found in a session log (`{"type": "tool-call", "tool": "..."}` events).
 //!
 //! ```no_run
 //! use skillhost::session::invoke::{self, Caller, Request};
-//! use skillhost::usage::{UsageStore, record};
+//! use skillhost_usage::{UsageStore, record};
 //! # let registry = skillhost::Registry::new();
 //! # let activated = Default::default();
-//! let store = UsageStore::open(&skillhost::usage::store::default_path(None).unwrap())?;
+//! let store = UsageStore::open(&skillhost_usage::store::default_path(None).unwrap())?;
 //! let request = Request { name: "code-review", args: &[], caller: Caller::Model, session_id: "s-1", max_steps: None };
 //! let result = invoke::invoke(&registry, &request, &activated);
 //! record::record_invoke(&store, &registry.snapshot(), &request, &result)?;
-//! # Ok::<(), skillhost::usage::Error>(())
+//! # Ok::<(), skillhost_usage::Error>(())
 //! ```
 
 use super::error::Error;
 use super::patterns::Sessions;
 use super::store::{InvocationRecord, Outcome, UsageStore};
-use crate::model::{Catalog, Skill};
-use crate::session::SessionLog;
-use crate::session::invoke::{Caller, Invocation, Request};
+use skillhost::model::{Catalog, Skill};
+use skillhost::session::SessionLog;
+use skillhost::session::invoke::{Caller, Invocation, Request};
+use skillhost::session::render::Scores;
+use skillhost::session::usage::{Usage, UsageError};
 
-pub use crate::session::log::TOOL_CALL;
+pub use skillhost::session::log::TOOL_CALL;
 
 /// `user` or `model`, as invocations store the caller.
 pub fn caller_name(caller: Caller) -> &'static str {
@@ -46,13 +48,13 @@ fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Option<&'c Skill> {
 /// skill exists (nothing to record against).
 pub fn outcome_of(
     request: &Request<'_>,
-    result: &Result<Invocation, crate::Error>,
+    result: &Result<Invocation, skillhost::Error>,
 ) -> Option<(String, Outcome)> {
     match result {
         Ok(Invocation::Inline { skill, .. }) => Some((skill.clone(), Outcome::Inline)),
         Ok(Invocation::Fork(plan)) => Some((plan.skill.clone(), Outcome::Fork)),
-        Err(crate::Error::Refused { skill, .. }) => Some((skill.clone(), Outcome::Refused)),
-        Err(crate::Error::UnknownSkill { .. }) => None,
+        Err(skillhost::Error::Refused { skill, .. }) => Some((skill.clone(), Outcome::Refused)),
+        Err(skillhost::Error::UnknownSkill { .. }) => None,
         Err(_) => Some((request.name.to_string(), Outcome::Failed)),
     }
 }
@@ -63,7 +65,7 @@ pub fn record_invoke(
     store: &UsageStore,
     catalog: &Catalog,
     request: &Request<'_>,
-    result: &Result<Invocation, crate::Error>,
+    result: &Result<Invocation, skillhost::Error>,
 ) -> Result<bool, Error> {
     let Some((name, outcome)) = outcome_of(request, result) else {
         return Ok(false);
@@ -79,9 +81,31 @@ pub fn record_invoke(
     Ok(true)
 }
 
+/// A [`Session`](skillhost::Session) with a store attached ranks its
+/// listing by the store's scores and records each invocation here.
+impl Usage for UsageStore {
+    fn scores(&self, catalog: &Catalog) -> Result<Scores, UsageError> {
+        Ok(super::score::catalog_scores(
+            catalog,
+            &self.usage()?,
+            self.now(),
+        ))
+    }
+
+    fn record(
+        &self,
+        catalog: &Catalog,
+        request: &Request<'_>,
+        result: &Result<Invocation, skillhost::Error>,
+    ) -> Result<(), UsageError> {
+        record_invoke(self, catalog, request, result)?;
+        Ok(())
+    }
+}
+
 /// The tool a `tool-call` event names, if it is usable (a non-empty
 /// string of at most the store's field length, with no control character).
-fn tool_of(event: &crate::session::Event) -> Option<&str> {
+fn tool_of(event: &skillhost::session::Event) -> Option<&str> {
     if event.kind != TOOL_CALL {
         return None;
     }
@@ -128,13 +152,13 @@ pub fn sessions_from_files(
     for path in logs {
         let id = path.display().to_string();
         out.start(&id);
-        let skipped = crate::session::log::read_events(path, |event| {
+        let skipped = skillhost::session::log::read_events(path, |event| {
             if let Some(tool) = tool_of(&event) {
                 out.call(&id, tool);
             }
         })
         .map_err(|e| match e {
-            crate::Error::Io { path, error } => Error::Io { path, error },
+            skillhost::Error::Io { path, error } => Error::Io { path, error },
             other => Error::Io {
                 path: path.clone(),
                 error: std::io::Error::other(other.to_string()),
@@ -159,7 +183,7 @@ fn store_sessions(store: &UsageStore) -> Result<Sessions, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::log::{Event, MemoryLog};
+    use skillhost::session::log::{Event, MemoryLog};
 
     #[test]
     fn tool_call_events_are_read_in_order_and_others_ignored() {
@@ -198,7 +222,7 @@ mod tests {
             outcome_of(&request, &inline),
             Some(("real".into(), Outcome::Inline))
         );
-        let refused = Err(crate::Error::Refused {
+        let refused = Err(skillhost::Error::Refused {
             skill: "real".into(),
             reason: "no".into(),
         });
@@ -206,12 +230,12 @@ mod tests {
             outcome_of(&request, &refused),
             Some(("real".into(), Outcome::Refused))
         );
-        let unknown = Err(crate::Error::UnknownSkill {
+        let unknown = Err(skillhost::Error::UnknownSkill {
             name: "alias".into(),
             available: "none".into(),
         });
         assert_eq!(outcome_of(&request, &unknown), None);
-        let failed = Err(crate::Error::Mirror("x".into()));
+        let failed = Err(skillhost::Error::Mirror("x".into()));
         assert_eq!(
             outcome_of(&request, &failed),
             Some(("alias".into(), Outcome::Failed))
@@ -247,9 +271,9 @@ mod tests {
         assert_eq!(sessions.calls(), 4);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with(&format!("{}:3: not a JSON event", log.display())));
-        let seen = crate::usage::patterns::detect_in(
+        let seen = crate::patterns::detect_in(
             &sessions,
-            &crate::usage::patterns::Options {
+            &crate::patterns::Options {
                 min_sessions: 1,
                 ..Default::default()
             },
