@@ -1,7 +1,7 @@
 //! The guest side of the WIT contract: bindings, the `Provider` trait and the
 //! export macro.
 
-/// Bindings generated from `guest-sdk/wit/v0.3.0` (`skillhost:provider@0.3.0`).
+/// Bindings generated from `wit/v0.3.0` (the repository's top-level `wit/`, linked here so the package holds it) (`skillhost:provider@0.3.0`).
 /// `wit/v0.1.0` and `wit/v0.2.0` stay beside it, frozen, for components
 /// built before.
 #[allow(missing_docs, clippy::all)]

@@ -1,9 +1,10 @@
 //! Released contracts are frozen: a provider built against
 //! `skillhost:provider@0.1.0` or `@0.2.0` must keep working with every
-//! later host, so no file under a released `guest-sdk/wit/vX.Y.Z` may
-//! change (a new version goes beside it). The contract lives in the SDK
-//! crate so the SDK packages on its own; the host's bindings read the same
-//! files.
+//! later host, so no file under a released `wit/vX.Y.Z` may
+//! change (a new version goes beside it). The contract has one home, the
+//! top-level `wit/`: the SDK crate and the example providers reach it
+//! through links, so the SDK still packages on its own and no second copy
+//! can drift.
 
 use sha2::{Digest, Sha256};
 use skillhost_tests::workspace;
@@ -30,7 +31,7 @@ const FROZEN: &[(&str, &[(&str, &str)])] = &[
 #[test]
 fn the_released_contracts_are_byte_for_byte_unchanged() {
     for (version, files) in FROZEN {
-        let dir = workspace().join("guest-sdk/wit").join(version);
+        let dir = workspace().join("wit").join(version);
         let mut present: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -55,4 +56,52 @@ fn the_released_contracts_are_byte_for_byte_unchanged() {
             );
         }
     }
+}
+
+#[test]
+fn the_contract_has_one_copy_and_every_other_wit_folder_links_to_it() {
+    let root = workspace();
+    let links = [
+        ("guest-sdk/wit", "../wit"),
+        ("examples/provider-python/wit", "../../wit/v0.3.0"),
+        ("examples/provider-js/wit", "../../wit/v0.3.0"),
+    ];
+    for (link, target) in links {
+        let path = root.join(link);
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        assert!(
+            meta.file_type().is_symlink(),
+            "{link} is a link, not a copy"
+        );
+        assert_eq!(
+            std::fs::read_link(&path).unwrap(),
+            std::path::Path::new(target)
+        );
+    }
+    // No other `.wit` file anywhere in the sources.
+    let mut found = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() && !name.starts_with('.') && name != "target" && name != "node_modules"
+            {
+                stack.push(entry.path());
+            } else if kind.is_file() && name.ends_with(".wit") {
+                found.push(entry.path().strip_prefix(&root).unwrap().to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    let expected: Vec<std::path::PathBuf> = [
+        "wit/v0.1.0/provider.wit",
+        "wit/v0.2.0/provider.wit",
+        "wit/v0.3.0/provider.wit",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    assert_eq!(found, expected);
 }

@@ -16,7 +16,7 @@ use std::sync::{Mutex, OnceLock};
 
 /// The contract every example is built against.
 pub fn contract_wit() -> PathBuf {
-    super::workspace().join("guest-sdk/wit/v0.3.0")
+    super::workspace().join("wit/v0.3.0")
 }
 
 /// The Python example provider (two skills held in memory).

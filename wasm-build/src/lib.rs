@@ -42,6 +42,7 @@ pub fn build_components(workspace_root: &Path, packages: &[&str]) -> Vec<PathBuf
     for watched in [
         "skill",
         "guest-sdk",
+        "wit",
         "providers",
         "tests/guests",
         "Cargo.lock",

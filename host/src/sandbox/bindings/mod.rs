@@ -1,5 +1,5 @@
 //! Host-side bindings of each version of the provider contract, one module
-//! per version of `guest-sdk/wit/` (a released version is never edited).
+//! per version of `wit/` (a released version is never edited).
 //!
 //! Everything above these modules speaks one model ([`super::contract`]):
 //! the host's imports are implemented once, against the latest version's

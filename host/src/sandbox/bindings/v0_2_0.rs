@@ -1,4 +1,4 @@
-//! Bindings of `skillhost:provider@0.2.0` (`guest-sdk/wit/v0.2.0`, frozen),
+//! Bindings of `skillhost:provider@0.2.0` (`wit/v0.2.0`, frozen),
 //! and their conversion into the host's model and the latest version's
 //! imports.
 //!
@@ -13,7 +13,7 @@ use crate::sandbox::contract;
 use crate::sandbox::state::HostState;
 
 wasmtime::component::bindgen!({
-    path: "../guest-sdk/wit/v0.2.0",
+    path: "../wit/v0.2.0",
     world: "skill-provider",
     // A flood of invalidations stops the provider: this import may trap.
     imports: { "skillhost:provider/host.invalidate-provider": trappable },

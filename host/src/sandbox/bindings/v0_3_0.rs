@@ -1,4 +1,4 @@
-//! Bindings of `skillhost:provider@0.3.0` (`guest-sdk/wit/v0.3.0`), the
+//! Bindings of `skillhost:provider@0.3.0` (`wit/v0.3.0`), the
 //! latest version: the host's imports are implemented against its types,
 //! and its answers convert into the host's model ([`contract`]) as they
 //! are, the typed fields left for the host to derive.
@@ -8,7 +8,7 @@
 use crate::sandbox::contract;
 
 wasmtime::component::bindgen!({
-    path: "../guest-sdk/wit/v0.3.0",
+    path: "../wit/v0.3.0",
     world: "skill-provider",
     // A flood of invalidations stops the provider: this import may trap.
     imports: { "skillhost:provider/host.invalidate-provider": trappable },

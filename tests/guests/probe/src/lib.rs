@@ -1,7 +1,7 @@
 //! A provider that tests the sandbox from the inside.
 //!
 //! It is written against the frozen `skillhost:provider@0.1.0` contract
-//! (`guest-sdk/wit/v0.1.0`) with its own bindings and without the guest
+//! (`wit/v0.1.0`) with its own bindings and without the guest
 //! SDK, on purpose: the SDK follows the newest contract, and this
 //! component proves that one built for 0.1.0 keeps working.
 //!
@@ -24,7 +24,7 @@
 #[allow(missing_docs, clippy::all)]
 mod bindings {
     wit_bindgen::generate!({
-        path: "../../../guest-sdk/wit/v0.1.0",
+        path: "../../../wit/v0.1.0",
         world: "skill-provider",
     });
 }

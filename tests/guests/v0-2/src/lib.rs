@@ -1,5 +1,5 @@
 //! A provider built for the frozen `skillhost:provider@0.2.0` contract
-//! (`guest-sdk/wit/v0.2.0`) with its own bindings, on purpose without the
+//! (`wit/v0.2.0`) with its own bindings, on purpose without the
 //! guest SDK (which follows the newest contract): it proves a component
 //! built for 0.2.0 keeps working on a later host.
 //!
@@ -14,7 +14,7 @@
 #[allow(missing_docs, clippy::all)]
 mod bindings {
     wit_bindgen::generate!({
-        path: "../../../guest-sdk/wit/v0.2.0",
+        path: "../../../wit/v0.2.0",
         world: "skill-provider",
     });
 }
