@@ -98,6 +98,7 @@ fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
     assert_eq!(report["skills"], 20, "{report}");
     for key in [
         "skills_list_http",
+        "skills_list_http_rmcp_only",
         "skills_list_rmcp",
         "skills_list_rmcp_first_page",
         "baseline_in_process",
@@ -114,6 +115,12 @@ fn the_serve_bench_reports_listing_baseline_changes_and_memory() {
     // At least 50 changes, whatever --reps asked, so the p99 means something.
     assert!(
         report["change_to_list_changed"]["runs"].as_u64() >= Some(50),
+        "{report}"
+    );
+    assert!(
+        report["ratio_rmcp_only_fast_path_p50"]
+            .as_f64()
+            .is_some_and(|r| r > 0.0),
         "{report}"
     );
     assert!(

@@ -264,6 +264,10 @@ pub enum Command {
         /// Origin are checked against loopback, the address and these).
         #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
         allow_hosts: Vec<String>,
+        /// Let rmcp answer every skills/list, without the cached pages
+        /// served in front of it (slower; for comparing the two).
+        #[arg(long, requires = "http")]
+        rmcp_listing: bool,
         /// How long a burst of changes must be quiet before it counts, in milliseconds.
         #[arg(long, default_value_t = 10, value_name = "MS")]
         window: u64,

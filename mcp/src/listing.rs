@@ -34,6 +34,11 @@
 //! resume; the whole answer is written at once. (A 2026-07-28 answer from
 //! rmcp has neither either.)
 
+//!
+//! It mirrors rmcp's internals as of rmcp 3.11.0; a unit test below fails
+//! when the workspace resolves another rmcp, so an upgrade re-checks this
+//! file. `HttpOptions::fast_listing` turns it off.
+
 use crate::handler::{SKILLS, skills_page, start_after};
 use crate::live::{Live, Options};
 use crate::view::View;
@@ -305,4 +310,35 @@ pub(crate) async fn answer(
     );
     headers.insert("x-accel-buffering", header::HeaderValue::from_static("no"));
     Some(response)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The rmcp release whose answers this path reproduces byte for byte.
+    const WRITTEN_FOR_RMCP: &str = "3.11.0";
+
+    /// The versions of rmcp the workspace's lock file resolves.
+    fn locked_rmcp() -> Vec<String> {
+        let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock"))
+            .expect("the workspace's Cargo.lock");
+        lock.split("[[package]]")
+            .filter(|p| p.lines().any(|l| l.trim() == "name = \"rmcp\""))
+            .filter_map(|p| {
+                p.lines()
+                    .find_map(|l| l.trim().strip_prefix("version = "))
+                    .map(|v| v.trim_matches('"').to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_listing_fast_path_was_written_for_the_rmcp_the_workspace_resolves() {
+        assert_eq!(
+            locked_rmcp(),
+            [WRITTEN_FOR_RMCP],
+            "rmcp changed: re-check mcp/src/listing.rs against the new rmcp's envelope, \
+             validation and framing (the tests in mcp/tests/http/listing.rs compare bytes), \
+             then update WRITTEN_FOR_RMCP"
+        );
+    }
 }

@@ -6,6 +6,8 @@
 //!   2025-11-25 session: the request sent until the last byte of the last
 //!   page is in, each page parsed only for its cursor and its count. This is
 //!   the server's figure; the target (p50 ≤ 5 ms for 1,000 skills) is about it;
+//! - the same from a server started with `--rmcp-listing` (rmcp answers
+//!   every page): what the fast path in `mcp/src/listing.rs` buys;
 //! - the same through rmcp's client on 2026-07-28 (and its first page
 //!   alone), which adds what a client library spends deserializing and
 //!   validating every skill again;
@@ -270,13 +272,20 @@ pub fn run(runtime: &skillhost::Runtime, options: ServeOptions) -> Result<ServeR
     generate_tree(&root, options.skills)?;
     let window = skillhost::registry::watch::WatchOptions::default().window;
     let in_process = baseline(runtime, &root, options.listings, options.skills)?;
-    let served = serve(&root, options.page_size, window)?;
     let tokio = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    // The listings with the fast path switched off first, on a server of
+    // their own, while the tree is as generated.
+    let rmcp_only = serve_with(&root, options.page_size, window, &["--rmcp-listing"])?;
+    let mut alone = ServeReport::default();
+    tokio.block_on(plain_listings(&rmcp_only.url, &options, &mut alone))?;
+    drop(rmcp_only);
+    let served = serve(&root, options.page_size, window)?;
     let attacks = options.attacks;
     let mut report = tokio.block_on(measure(&served, &root, options))?;
+    report.list_http_rmcp_only = alone.list_http;
     drop(served);
     drop(tokio);
     if attacks {

@@ -52,6 +52,9 @@ pub struct ServeReport {
     pub pages: usize,
     /// Whole listings over plain HTTP (every page).
     pub list_http: Vec<Duration>,
+    /// The same listings from a server started with `--rmcp-listing`: rmcp
+    /// answers every page, without the cached pages served in front of it.
+    pub list_http_rmcp_only: Vec<Duration>,
     /// Bytes of one whole listing over plain HTTP (bodies, every page).
     pub listing_bytes: usize,
     /// Whole listings through rmcp's client (every page).
@@ -87,6 +90,18 @@ impl ServeReport {
         }
     }
 
+    /// What the `skills/list` fast path buys: the whole listing with rmcp
+    /// alone against with the fast path, at the median (same server, same
+    /// tree, same client, one after the other).
+    pub fn fast_path_ratio(&self) -> f64 {
+        let fast = ms(percentile(&self.list_http, 50.0));
+        if fast > 0.0 {
+            ms(percentile(&self.list_http_rmcp_only, 50.0)) / fast
+        } else {
+            f64::NAN
+        }
+    }
+
     fn per_session_kib(&self) -> f64 {
         self.rss_after_kib.saturating_sub(self.rss_before_kib) as f64 / self.sessions.max(1) as f64
     }
@@ -117,6 +132,14 @@ impl ServeReport {
         out.push_str(&format!(
             "ratio HTTP/in-process (whole listing, p50): {:.2}\n",
             self.ratio()
+        ));
+        out.push_str(&line(
+            "  the same, server with --rmcp-listing",
+            &self.list_http_rmcp_only,
+        ));
+        out.push_str(&format!(
+            "ratio rmcp-only/fast path (whole listing, p50): {:.2}\n",
+            self.fast_path_ratio()
         ));
         out.push_str(&line(
             &format!("skills/list, all {} pages, rmcp", self.pages),
@@ -196,6 +219,8 @@ impl ServeReport {
             "skills": self.skills,
             "pages": self.pages,
             "skills_list_http": pair(&self.list_http),
+            "skills_list_http_rmcp_only": pair(&self.list_http_rmcp_only),
+            "ratio_rmcp_only_fast_path_p50": self.fast_path_ratio(),
             "listing_bytes": self.listing_bytes,
             "skills_list_rmcp": pair(&self.list_all),
             "skills_list_rmcp_first_page": pair(&self.list_page),

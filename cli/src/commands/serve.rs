@@ -20,6 +20,7 @@ pub struct Args<'a> {
     pub http: Option<&'a str>,
     pub token_file: Option<&'a Path>,
     pub allow_hosts: Vec<String>,
+    pub rmcp_listing: bool,
     pub window: u64,
     pub page_size: usize,
     pub ttl_ms: u64,
@@ -48,6 +49,7 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
             let mut options = HttpOptions::new(parse_addr(text)?);
             options.token = a.token_file.map(read_token).transpose()?;
             options.allowed_hosts = a.allow_hosts;
+            options.fast_listing = !a.rmcp_listing;
             if !options.addr.ip().is_loopback() && options.token.is_none() {
                 bail!(
                     "--http {}: not a loopback address, so --token-file is required (every \

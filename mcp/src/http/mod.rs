@@ -75,13 +75,18 @@ pub struct HttpOptions {
     pub read_wait: Duration,
     /// Most `subscriptions/listen` streams open at once.
     pub max_listen_streams: usize,
+    /// Whether a plain `skills/list` is answered in front of rmcp from the
+    /// view's cached pages (`mcp/src/listing.rs`); off, rmcp answers every
+    /// request, as the benchmark does to show what the fast path buys.
+    pub fast_listing: bool,
 }
 
 impl HttpOptions {
     /// Listening on `addr` with the defaults: 1 MiB bodies, 1,024
     /// connections, 512 sessions, 10 s for headers and 30 s for a body,
     /// 30 s for a write and 120 s idle, 192 MiB for reads in flight (each
-    /// waiting up to 10 s for its share), 512 listen streams, no token.
+    /// waiting up to 10 s for its share), 512 listen streams, no token,
+    /// the `skills/list` fast path on.
     pub fn new(addr: SocketAddr) -> HttpOptions {
         HttpOptions {
             addr,
@@ -97,6 +102,7 @@ impl HttpOptions {
             max_pending_read_bytes: 192 << 20,
             read_wait: Duration::from_secs(10),
             max_listen_streams: 512,
+            fast_listing: true,
         }
     }
 }
@@ -295,6 +301,7 @@ impl HttpServer {
                 options.max_listen_streams,
             ),
             max_sessions: options.max_sessions,
+            fast_listing: options.fast_listing,
         });
         let task = tokio::spawn(accept(listener, service, front, options, stop.clone()));
         Ok(HttpServer {
@@ -390,6 +397,7 @@ struct Front {
     sessions: Arc<LocalSessionManager>,
     budgets: Budgets,
     max_sessions: usize,
+    fast_listing: bool,
 }
 
 impl Front {
@@ -451,8 +459,9 @@ impl Front {
         } else {
             bytes
         };
-        if let Some(response) =
-            listing::answer(&self.live, &self.hosts, &self.sessions, &parts, &bytes).await
+        if self.fast_listing
+            && let Some(response) =
+                listing::answer(&self.live, &self.hosts, &self.sessions, &parts, &bytes).await
         {
             return response;
         }

@@ -300,6 +300,43 @@ async fn every_cached_page_is_byte_for_byte_what_rmcp_sends() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_fast_path_off_rmcp_answers_every_listing_with_the_same_pages() {
+    let files = many(10);
+    let options = Options {
+        page_size: 4,
+        ..Options::default()
+    };
+    let served = Served::start_with(&borrowed(&files), options, |mut http| {
+        http.fast_listing = false;
+        http
+    })
+    .await;
+    let session = Session::open(&served.url).await;
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let (plain, forced) = session.both(json!(names.len()), cursor.as_deref()).await;
+        assert!(
+            plain.by_rmcp(),
+            "rmcp answers a plain request: {}",
+            plain.body
+        );
+        assert_eq!(plain.message(), forced.message());
+        let result = plain.result();
+        for skill in result["skills"].as_array().unwrap() {
+            names.push(skill["frontmatter"]["name"].as_str().unwrap().to_string());
+        }
+        match result.get("nextCursor").and_then(Value::as_str) {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    let expected: Vec<String> = (0..10).map(|i| format!("skill-{i:03}")).collect();
+    assert_eq!(names, expected);
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_bounded_in_bytes_end_where_rmcp_ends_them() {
     let served = serve_paged(
         12,
