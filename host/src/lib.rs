@@ -105,3 +105,8 @@ pub use provider::{Provider, ProviderSpec};
 pub use registry::Registry;
 pub use runtime::{Runtime, Sources};
 pub use session::Session;
+
+// The README's Rust example runs as a doc test, so it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;

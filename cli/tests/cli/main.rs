@@ -5,6 +5,7 @@ mod conformance;
 mod inspect;
 mod languages;
 mod reading;
+mod readme;
 mod session;
 mod usage;
 mod views;
