@@ -1,7 +1,11 @@
 //! Deltas absorbed against what the host holds.
 
 use super::*;
-use crate::sandbox::{GrantedRoot, Mount};
+use crate::model::Scope;
+use crate::provider::boundary::Caps;
+use crate::provider::incoming::PARALLEL_FROM;
+use crate::provider::namespace::Namespace;
+use crate::sandbox::{GrantedRoot, Grants, Mount};
 
 pub(in crate::provider) fn grants() -> Grants {
     Grants {

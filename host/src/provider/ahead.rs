@@ -12,8 +12,8 @@
 //! kept; the rest are counted and dropped unexamined, as the answer's own
 //! surplus is.
 
-use super::absorb::{Incoming, Source};
 use super::boundary::Caps;
+use super::incoming::{Incoming, Source};
 use super::namespace::Namespace;
 use crate::cores::cores;
 use crate::model::Scope;

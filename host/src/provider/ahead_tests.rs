@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::provider::absorb::tests::{entry, grants, observation, rejected};
-use crate::provider::absorb::{Check, Held, absorb};
+use crate::provider::absorb::{Held, absorb};
+use crate::provider::incoming::Check;
 
 fn sender(caps: Caps, namespace: Option<&str>) -> Sender {
     Sender {
