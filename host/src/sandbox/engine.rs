@@ -5,13 +5,15 @@
 use super::bindings::{v0_1_0, v0_2_0, v0_3_0};
 use super::compile_cache::{CacheOutcome, CompileCache};
 use super::error::SandboxError as Error;
+use super::imports::files::FilesData;
+use super::imports::host::HostData;
 use super::imports::{denied, wasi};
 use super::state::HostState;
 use super::ticker::{TickGuard, Ticker};
 use super::versions::{self, Contract};
 use std::path::PathBuf;
 use std::sync::Arc;
-use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine};
 
 /// Largest provider component file the host reads, in bytes.
@@ -83,10 +85,19 @@ fn linker(engine: &Engine) -> wasmtime::Result<Linker<HostState>> {
     denied::shadow(&mut linker)?;
     wasi::shadow(&mut linker)?;
     // Every version's imports, each answered by the one implementation
-    // (see `bindings`): a component links against the version it was built for.
-    v0_1_0::SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
-    v0_2_0::SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
-    v0_3_0::SkillProvider::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+    // (see `bindings`): a component links against the version it was built
+    // for. Each interface is handed only its own view of the store.
+    macro_rules! link_version {
+        ($version:ident) => {{
+            use $version::skillhost::provider::{files, host, types};
+            types::add_to_linker::<_, HostData>(&mut linker, HostState::host_view)?;
+            host::add_to_linker::<_, HostData>(&mut linker, HostState::host_view)?;
+            files::add_to_linker::<_, FilesData>(&mut linker, HostState::files_view)?;
+        }};
+    }
+    link_version!(v0_1_0);
+    link_version!(v0_2_0);
+    link_version!(v0_3_0);
     Ok(linker)
 }
 

@@ -1,8 +1,9 @@
 //! What went wrong inside a provider call, classified so the host can say
 //! which limit a provider broke (and restart it) instead of a generic trap.
 
+use super::limits::Limiter;
 use super::limits::MemoryCapExceeded;
-use super::state::HostState;
+use std::time::Duration;
 
 /// Why a provider call failed inside the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,9 +96,17 @@ impl std::fmt::Display for Flooded {
 
 impl std::error::Error for Flooded {}
 
+/// What the store saw of the call that ended: the guest's last stderr,
+/// the call's time budget and its memory limiter.
+pub(crate) struct Seen<'a> {
+    pub(crate) stderr_tail: String,
+    pub(crate) budget: Duration,
+    pub(crate) limiter: &'a Limiter,
+}
+
 /// Classifies the error a call ended with, using what the store saw.
-pub(crate) fn classify(error: wasmtime::Error, state: &HostState) -> Fault {
-    let tail = state.stderr_tail();
+pub(crate) fn classify(error: wasmtime::Error, seen: Seen<'_>) -> Fault {
+    let tail = seen.stderr_tail;
     let with_tail = |message: String| {
         if tail.is_empty() {
             message
@@ -138,15 +147,15 @@ pub(crate) fn classify(error: wasmtime::Error, state: &HostState) -> Fault {
     if error.downcast_ref::<DeadlineExceeded>().is_some() {
         return Fault::new(
             FaultKind::Deadline,
-            format!("stopped after the {:?} deadline", state.call.budget),
+            format!("stopped after the {:?} deadline", seen.budget),
         );
     }
-    if state.limiter.exceeded || error.downcast_ref::<MemoryCapExceeded>().is_some() {
+    if seen.limiter.exceeded || error.downcast_ref::<MemoryCapExceeded>().is_some() {
         return Fault::new(
             FaultKind::Memory,
             with_tail(format!(
                 "exceeded the {} byte memory cap",
-                state.limiter.memory_bytes
+                seen.limiter.memory_bytes
             )),
         );
     }

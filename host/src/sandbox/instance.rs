@@ -9,7 +9,7 @@
 use super::bindings::{v0_1_0, v0_2_0, v0_3_0};
 use super::contract as wit;
 use super::engine::{LoadedComponent, Pre, SandboxEngine};
-use super::fault::{DeadlineExceeded, Fault, FaultKind, classify};
+use super::fault::{DeadlineExceeded, Fault, FaultKind};
 use super::grants::Grants;
 use super::imports::files::{FilesCtx, Mounts};
 use super::imports::host::{Ahead, HostCtx};
@@ -163,7 +163,7 @@ impl Instance {
                 Pre::V0_3_0(pre) => pre.instantiate(&mut store).map(Bindings::V0_3_0),
             };
             made.map_err(|e| {
-                let fault = classify(e, store.data());
+                let fault = store.data().fault(e);
                 Fault::new(FaultKind::Init, format!("instantiation failed: {fault}"))
             })?
         };
@@ -201,7 +201,7 @@ impl Instance {
         let _ticking = self.engine.ticking();
         self.store.data_mut().call.restart();
         self.store.set_epoch_deadline(1);
-        let result = f(&self.bindings, &mut self.store).map_err(|e| classify(e, self.store.data()));
+        let result = f(&self.bindings, &mut self.store).map_err(|e| self.store.data().fault(e));
         self.store.data_mut().end_call();
         result
     }

@@ -1,10 +1,14 @@
 //! The data of one provider instance's `Store`: one context per interface,
 //! each used only by that interface's file under `imports/`, plus the
-//! store-wide limiter, call clock and the guest's captured stdio.
+//! store-wide limiter, call clock and the guest's captured stdio. Each
+//! interface is linked to a view of its own, made here from the parts it
+//! needs, so no file under `imports/` sees the whole store.
 
+use super::fault::{self, Fault, Seen};
 use super::grants::Grants;
-use super::imports::files::FilesCtx;
-use super::imports::host::HostCtx;
+use super::imports::Shadowing;
+use super::imports::files::{FilesCtx, FilesView};
+use super::imports::host::{HostCtx, HostView};
 use super::imports::http::HttpCtx;
 use super::limits::Limiter;
 use super::refusals::{Refusals, Refused};
@@ -13,6 +17,7 @@ use std::time::{Duration, Instant};
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtxView, WasiHttpView};
 
 /// Bytes of a guest's stdout and stderr kept: stderr explains a crash,
 /// stdout is only noted (writing to it is not granted).
@@ -78,7 +83,58 @@ impl WasiView for HostState {
     }
 }
 
+impl Shadowing for HostState {
+    fn refusals(&self) -> &Refusals {
+        &self.refusals
+    }
+
+    fn table(&mut self) -> &mut ResourceTable {
+        &mut self.table
+    }
+
+    fn deadline(&self) -> Instant {
+        self.call.deadline
+    }
+}
+
+impl WasiHttpView for HostState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        self.http.view(&mut self.table, self.call.deadline)
+    }
+}
+
 impl HostState {
+    /// The `files` interface's view for one host call.
+    pub(crate) fn files_view(&mut self) -> FilesView<'_> {
+        let limiter = &self.limiter;
+        FilesView {
+            receivable: limiter.memory_bytes.saturating_sub(limiter.memory_total()) as u64,
+            deadline: self.call.deadline,
+            files: &mut self.files,
+        }
+    }
+
+    /// The `host` interface's view for one host call.
+    pub(crate) fn host_view(&mut self) -> HostView<'_> {
+        HostView {
+            host: &mut self.host,
+            grants: &self.grants,
+            refusals: &self.refusals,
+        }
+    }
+
+    /// What the error a call ended with means, from what the store saw.
+    pub(crate) fn fault(&self, error: wasmtime::Error) -> Fault {
+        fault::classify(
+            error,
+            Seen {
+                stderr_tail: self.stderr_tail(),
+                budget: self.call.budget,
+                limiter: &self.limiter,
+            },
+        )
+    }
+
     /// The last kilobyte the guest wrote to stderr, for fault messages.
     pub(crate) fn stderr_tail(&self) -> String {
         let stderr = self.stdio.stderr.contents();

@@ -10,7 +10,8 @@
 
 use super::{given_frontmatter, latest, same_cases};
 use crate::sandbox::contract;
-use crate::sandbox::state::HostState;
+use crate::sandbox::imports::files::FilesView;
+use crate::sandbox::imports::host::HostView;
 
 wasmtime::component::bindgen!({
     path: "../wit/v0.1.0",
@@ -161,9 +162,9 @@ fn fs_error(e: new_files::FsError) -> old_files::FsError {
     }
 }
 
-impl old::Host for HostState {}
+impl old::Host for HostView<'_> {}
 
-impl old_host::Host for HostState {
+impl old_host::Host for HostView<'_> {
     fn invalidate_provider(&mut self) -> wasmtime::Result<()> {
         new_host::Host::invalidate_provider(self)
     }
@@ -184,7 +185,7 @@ impl old_host::Host for HostState {
     }
 }
 
-impl old_files::Host for HostState {
+impl old_files::Host for FilesView<'_> {
     fn list_dir(&mut self, path: String) -> Result<Vec<old_files::DirEntry>, old_files::FsError> {
         new_files::Host::list_dir(self, path)
             .map(|entries| {

@@ -10,7 +10,8 @@
 
 use super::{given_frontmatter, latest, same_cases};
 use crate::sandbox::contract;
-use crate::sandbox::state::HostState;
+use crate::sandbox::imports::files::FilesView;
+use crate::sandbox::imports::host::HostView;
 
 wasmtime::component::bindgen!({
     path: "../wit/v0.2.0",
@@ -192,9 +193,9 @@ fn read_result(read: new_files::ReadResult) -> old_files::ReadResult {
     }
 }
 
-impl old::Host for HostState {}
+impl old::Host for HostView<'_> {}
 
-impl old_host::Host for HostState {
+impl old_host::Host for HostView<'_> {
     fn invalidate_provider(&mut self) -> wasmtime::Result<()> {
         new_host::Host::invalidate_provider(self)
     }
@@ -222,7 +223,7 @@ impl old_host::Host for HostState {
     }
 }
 
-impl old_files::Host for HostState {
+impl old_files::Host for FilesView<'_> {
     fn list_dir(&mut self, path: String) -> Result<Vec<old_files::DirEntry>, old_files::FsError> {
         new_files::Host::list_dir(self, path)
             .map(|entries| {

@@ -3,8 +3,8 @@
 //! library asks for them), but answer "nothing" or "access denied", and the
 //! attempt is noted for the provider's diagnostics.
 
+use super::Shadowing;
 use crate::sandbox::refusals::Refused;
-use crate::sandbox::state::HostState;
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Linker, Resource};
 use wasmtime_wasi::p2::bindings::sockets::ip_name_lookup::ResolveAddressStream;
@@ -16,20 +16,20 @@ use wasmtime_wasi::p2::bindings::sockets::udp::UdpSocket;
 const WASI: &str = "0.2.12";
 
 /// Replaces the environment and socket imports already linked by WASI.
-pub(crate) fn shadow(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+pub(crate) fn shadow<T: Shadowing>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
     linker.allow_shadowing(true);
     let result = shadow_all(linker);
     linker.allow_shadowing(false);
     result
 }
 
-fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+fn shadow_all<T: Shadowing>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
     linker
         .instance(&format!("wasi:cli/environment@{WASI}"))?
         .func_wrap(
             "get-environment",
-            |store: StoreContextMut<'_, HostState>, (): ()| {
-                store.data().refusals.record(
+            |store: StoreContextMut<'_, T>, (): ()| {
+                store.data().refusals().record(
                     Refused::Environment,
                     "read its environment variables: none are granted".to_string(),
                 );
@@ -39,8 +39,8 @@ fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     // Typed, so linking checks the guest imports each with the signature
     // WASI gives it: a component declaring another is refused when it is
     // loaded, with a diagnostic, instead of confusing the host at a call.
-    let refuse = |store: StoreContextMut<'_, HostState>, what: &str| {
-        store.data().refusals.record(
+    let refuse = |store: StoreContextMut<'_, T>, what: &str| {
+        store.data().refusals().record(
             Refused::Socket,
             format!("tried to {what}: refused, no network is granted"),
         );
@@ -49,7 +49,7 @@ fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         .instance(&format!("wasi:sockets/tcp-create-socket@{WASI}"))?
         .func_wrap(
             "create-tcp-socket",
-            move |store: StoreContextMut<'_, HostState>,
+            move |store: StoreContextMut<'_, T>,
                   (_family,): (IpAddressFamily,)|
                   -> wasmtime::Result<(Result<Resource<TcpSocket>, ErrorCode>,)> {
                 refuse(store, "open a TCP socket");
@@ -60,7 +60,7 @@ fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         .instance(&format!("wasi:sockets/udp-create-socket@{WASI}"))?
         .func_wrap(
             "create-udp-socket",
-            move |store: StoreContextMut<'_, HostState>,
+            move |store: StoreContextMut<'_, T>,
                   (_family,): (IpAddressFamily,)|
                   -> wasmtime::Result<(Result<Resource<UdpSocket>, ErrorCode>,)> {
                 refuse(store, "open a UDP socket");
@@ -71,7 +71,7 @@ fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         .instance(&format!("wasi:sockets/ip-name-lookup@{WASI}"))?
         .func_wrap(
             "resolve-addresses",
-            move |store: StoreContextMut<'_, HostState>,
+            move |store: StoreContextMut<'_, T>,
                   (_network, _name): (Resource<Network>, String)|
                   -> wasmtime::Result<(Result<Resource<ResolveAddressStream>, ErrorCode>,)> {
                 refuse(store, "resolve a host name");

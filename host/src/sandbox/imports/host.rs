@@ -7,9 +7,9 @@ use crate::sandbox::bindings::latest::imports::{self, LogLevel, WatchRefusal};
 use crate::sandbox::bindings::latest::types;
 use crate::sandbox::contract;
 use crate::sandbox::fault::Flooded;
+use crate::sandbox::grants::Grants;
 use crate::sandbox::rate::RateWindow;
-use crate::sandbox::refusals::Refused;
-use crate::sandbox::state::HostState;
+use crate::sandbox::refusals::{Refusals, Refused};
 use crate::sandbox::{InstanceId, Upcalls, WatchRequest, WatchTarget};
 use crate::text::{clip, shown};
 use std::collections::BTreeMap;
@@ -50,6 +50,22 @@ pub(crate) struct HostCtx {
     logs: RateWindow,
     /// Set for the length of a `snapshot` call only.
     ahead: Option<Ahead>,
+}
+
+/// What the `host` interface sees of the store during one host call: its
+/// own context, the instance's grants (watches are translated through
+/// them) and where refusals are noted.
+pub(crate) struct HostView<'a> {
+    pub(crate) host: &'a mut HostCtx,
+    pub(crate) grants: &'a Grants,
+    pub(crate) refusals: &'a Refusals,
+}
+
+/// Names [`HostView`] to the linker.
+pub(crate) struct HostData;
+
+impl wasmtime::component::HasData for HostData {
+    type Data<'a> = HostView<'a>;
 }
 
 /// The window both rates are counted in.
@@ -99,7 +115,7 @@ impl HostCtx {
     }
 }
 
-impl HostState {
+impl HostView<'_> {
     /// `emit-skills`, in any contract version: the entries go to whoever
     /// asked for the snapshot under way, or are dropped outside one.
     pub(crate) fn emit(&mut self, entries: Vec<contract::SkillEntry>) {
@@ -141,9 +157,9 @@ impl HostState {
     }
 }
 
-impl types::Host for HostState {}
+impl types::Host for HostView<'_> {}
 
-impl imports::Host for HostState {
+impl imports::Host for HostView<'_> {
     fn invalidate_provider(&mut self) -> wasmtime::Result<()> {
         let ctx = &mut self.host;
         if !ctx.invalidations.admit(Instant::now()).allowed {

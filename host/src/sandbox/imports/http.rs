@@ -9,14 +9,14 @@
 //! bodies of 1 MiB and response bodies of 64 MiB, buffered 64 KiB at a time.
 
 use crate::sandbox::refusals::{Refusals, Refused};
-use crate::sandbox::state::HostState;
 use http_body_util::{BodyExt, Limited};
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use wasmtime::component::ResourceTable;
 use wasmtime_wasi_http::{
-    Error, RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView,
+    Error, RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks,
 };
 
 /// Longest a connection, first byte or gap between bytes may take, even
@@ -65,13 +65,20 @@ impl Drop for InFlight {
     }
 }
 
-impl WasiHttpView for HostState {
-    fn http(&mut self) -> WasiHttpCtxView<'_> {
-        self.http.gate.deadline = Some(self.call.deadline);
+impl HttpCtx {
+    /// What `wasi:http` sees of the store during one host call: this
+    /// context and its gate, the store's resource table, and the call's
+    /// deadline, which bounds every wait of every request.
+    pub(crate) fn view<'a>(
+        &'a mut self,
+        table: &'a mut ResourceTable,
+        deadline: Instant,
+    ) -> WasiHttpCtxView<'a> {
+        self.gate.deadline = Some(deadline);
         WasiHttpCtxView {
-            ctx: &mut self.http.ctx,
-            table: &mut self.table,
-            hooks: &mut self.http.gate,
+            ctx: &mut self.ctx,
+            table,
+            hooks: &mut self.gate,
         }
     }
 }

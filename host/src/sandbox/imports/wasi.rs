@@ -9,9 +9,9 @@
 //! - `poll` and `pollable.block` wait at most until the call's deadline (a
 //!   guest that sleeps for an hour is stopped like one that loops).
 
+use super::Shadowing;
 use crate::sandbox::fault::DeadlineExceeded;
 use crate::sandbox::refusals::Refused;
-use crate::sandbox::state::HostState;
 use cap_fs_ext::{
     FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt, OpenOptionsSyncExt,
 };
@@ -31,7 +31,7 @@ use wasmtime_wasi::runtime::in_tokio;
 const WASI: &str = "0.2.12";
 
 /// Replaces the calls above, after WASI itself was linked.
-pub(crate) fn shadow(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+pub(crate) fn shadow<T: Shadowing>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
     linker.allow_shadowing(true);
     let result = shadow_all(linker);
     linker.allow_shadowing(false);
@@ -47,25 +47,24 @@ type OpenArgs = (
 );
 type Opened = Result<Resource<Descriptor>, ErrorCode>;
 
-fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+fn shadow_all<T: Shadowing>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
     linker
         .instance(&format!("wasi:filesystem/types@{WASI}"))?
         .func_wrap(
             "[method]descriptor.open-at",
-            |mut store: StoreContextMut<'_, HostState>, args: OpenArgs| {
+            |mut store: StoreContextMut<'_, T>, args: OpenArgs| {
                 Ok((open_at(store.data_mut(), args)?,))
             },
         )?;
     let mut poll = linker.instance(&format!("wasi:io/poll@{WASI}"))?;
     poll.func_wrap(
         "poll",
-        |mut store: StoreContextMut<'_, HostState>, (list,): (Vec<Resource<DynPollable>>,)| {
+        |mut store: StoreContextMut<'_, T>, (list,): (Vec<Resource<DynPollable>>,)| {
             let left = store
                 .data()
-                .call
-                .deadline
+                .deadline()
                 .saturating_duration_since(Instant::now());
-            let table = &mut store.data_mut().table;
+            let table = store.data_mut().table();
             match in_tokio(async move { tokio::time::timeout(left, table.poll(list)).await }) {
                 Ok(ready) => Ok((ready?,)),
                 Err(_) => Err(DeadlineExceeded.into()),
@@ -74,13 +73,12 @@ fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     )?;
     poll.func_wrap(
         "[method]pollable.block",
-        |mut store: StoreContextMut<'_, HostState>, (pollable,): (Resource<DynPollable>,)| {
+        |mut store: StoreContextMut<'_, T>, (pollable,): (Resource<DynPollable>,)| {
             let left = store
                 .data()
-                .call
-                .deadline
+                .deadline()
                 .saturating_duration_since(Instant::now());
-            let table = &mut store.data_mut().table;
+            let table = store.data_mut().table();
             match in_tokio(async move { tokio::time::timeout(left, table.block(pollable)).await }) {
                 Ok(done) => done,
                 Err(_) => Err(DeadlineExceeded.into()),
@@ -91,11 +89,11 @@ fn shadow_all(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
 }
 
 /// `open-at` beneath a read-only mount, never waiting.
-fn open_at(
-    state: &mut HostState,
+fn open_at<T: Shadowing>(
+    state: &mut T,
     (fd, path_flags, path, oflags, flags): OpenArgs,
 ) -> wasmtime::Result<Opened> {
-    let parent = match state.table.get(&fd)? {
+    let parent = match state.table().get(&fd)? {
         Descriptor::Dir(dir) => dir.clone(),
         Descriptor::File(_) => return Ok(Err(ErrorCode::NotDirectory)),
     };
@@ -121,8 +119,8 @@ fn open_at(
         },
     );
     // cap-primitives resolves beneath the parent: `..` and links cannot leave it.
-    let refused = |state: &mut HostState| {
-        state.refusals.record(
+    let refused = |state: &mut T| {
+        state.refusals().record(
             Refused::File,
             format!(
                 "opened {:?}, which is not a regular file or folder: refused",
@@ -150,5 +148,5 @@ fn open_at(
     } else {
         Descriptor::File(File::new(opened, parent.perms, OpenMode::READ, true))
     };
-    Ok(Ok(state.table.push(descriptor)?))
+    Ok(Ok(state.table().push(descriptor)?))
 }

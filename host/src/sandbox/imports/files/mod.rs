@@ -20,7 +20,6 @@ pub use native::{HostReader, ReadError, ReaderCall, Reads};
 use crate::sandbox::bindings::latest::files::{
     self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp,
 };
-use crate::sandbox::state::HostState;
 use heads::Keep;
 use prefetch::Prefetch;
 use read::{append_ahead, error, in_chunks, kind_of, read_path, stamp_of};
@@ -269,40 +268,45 @@ impl FilesCtx {
     }
 }
 
-impl HostState {
-    /// Bytes the guest could still take into its memory: its cap less what
-    /// its memory has grown to.
-    fn receivable(&self) -> u64 {
-        let limiter = &self.limiter;
-        limiter.memory_bytes.saturating_sub(limiter.memory_total()) as u64
-    }
+/// What the `files` interface sees of the store during one host call: its
+/// own context, the call's deadline, and the bytes the guest could still
+/// take into its memory (its cap less what its memory has grown to), which
+/// bounds what one read may bring across.
+pub(crate) struct FilesView<'a> {
+    pub(crate) files: &'a mut FilesCtx,
+    pub(crate) deadline: Instant,
+    pub(crate) receivable: u64,
 }
 
-impl files::Host for HostState {
+/// Names [`FilesView`] to the linker.
+pub(crate) struct FilesData;
+
+impl wasmtime::component::HasData for FilesData {
+    type Data<'a> = FilesView<'a>;
+}
+
+impl files::Host for FilesView<'_> {
     fn list_dir(&mut self, path: String) -> Result<Vec<DirEntry>, FsError> {
         self.files.list_dir(&path)
     }
 
     fn read_files(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
-        let receivable = self.receivable();
         self.files
-            .read_files(&paths, max_bytes, self.call.deadline, receivable)
+            .read_files(&paths, max_bytes, self.deadline, self.receivable)
     }
 
     fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64) {
-        let receivable = self.receivable();
         self.files
-            .prefetch(paths, max_bytes, self.call.deadline, receivable);
+            .prefetch(paths, max_bytes, self.deadline, self.receivable);
     }
 
     fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {
-        self.files.stat_paths(&paths, self.call.deadline)
+        self.files.stat_paths(&paths, self.deadline)
     }
 
     fn read_frontmatters(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
-        let receivable = self.receivable();
         self.files
-            .read_frontmatters(&paths, max_bytes, self.call.deadline, receivable)
+            .read_frontmatters(&paths, max_bytes, self.deadline, self.receivable)
     }
 
     fn read_range(
@@ -311,7 +315,6 @@ impl files::Host for HostState {
         offset: u64,
         len: u64,
     ) -> Result<(Vec<u8>, Stamp), FsError> {
-        self.files
-            .read_range(&path, offset, len, self.call.deadline)
+        self.files.read_range(&path, offset, len, self.deadline)
     }
 }
