@@ -18,6 +18,18 @@ pub enum ProviderErrorKind {
     Unsupported,
 }
 
+/// What follows "no skill named X": the near names, or how many exist.
+fn unknown_hint(near: &[String], count: usize) -> String {
+    match (near.is_empty(), count) {
+        (_, 0) => "; no skill is available".to_string(),
+        (true, n) => format!("; none has a similar name ({n} skill(s) available)"),
+        (false, n) => format!(
+            "; did you mean {}? ({n} skill(s) available)",
+            near.join(", ")
+        ),
+    }
+}
+
 /// Everything the skillhost library can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -27,13 +39,27 @@ pub enum Error {
     /// A component could not be compiled or does not fit the contract.
     #[error("{0}")]
     Component(String),
-    /// No skill has that name.
-    #[error("no skill named {name:?}; available: {available}")]
+    /// No skill has that name (for this caller, now).
+    #[error("no skill named {name:?}{}", unknown_hint(near, *count))]
     UnknownSkill {
         /// The name asked for.
         name: String,
-        /// The names that exist, comma-separated (or "none").
-        available: String,
+        /// At most five names close to it, closest first (see
+        /// [`crate::model::near`]), never the whole catalog.
+        near: Vec<String>,
+        /// How many skills the caller could have asked for.
+        count: usize,
+    },
+    /// A conditional skill that no touched file has activated yet.
+    #[error(
+        "skill {skill:?} is not active yet: it becomes available once a file matching {} is touched",
+        paths.join(" or ")
+    )]
+    NotActive {
+        /// The skill's name.
+        skill: String,
+        /// The `paths` patterns that activate it.
+        paths: Vec<String>,
     },
     /// The skill exists but may not be invoked this way.
     #[error("skill {skill:?} refused: {reason}")]

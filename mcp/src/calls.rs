@@ -151,7 +151,9 @@ pub async fn invoke(
             Ok(Invocation::Inline { text, .. }) => Ok(text),
             Ok(Invocation::Fork(plan)) => Ok(serde_json::to_string_pretty(&plan.to_json())
                 .unwrap_or_else(|e| format!("the fork plan could not be written: {e}"))),
-            Err(e @ Error::UnknownSkill { .. }) => Err(Refusal::Unknown(e.to_string())),
+            Err(e @ (Error::UnknownSkill { .. } | Error::NotActive { .. })) => {
+                Err(Refusal::Unknown(e.to_string()))
+            }
             Err(e @ Error::Refused { .. }) => Err(Refusal::Refused(e.to_string())),
             Err(e) => Err(Refusal::Failed(e.to_string())),
         }

@@ -195,7 +195,12 @@ fn an_unknown_name_lists_what_exists() {
     let err = registry.load("gamma").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "no skill named \"gamma\"; available: alpha, beta"
+        "no skill named \"gamma\"; none has a similar name (2 skill(s) available)"
+    );
+    let err = registry.load("alpah").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no skill named \"alpah\"; did you mean alpha? (2 skill(s) available)"
     );
 }
 

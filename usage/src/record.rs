@@ -54,7 +54,7 @@ pub fn outcome_of(
         Ok(Invocation::Inline { skill, .. }) => Some((skill.clone(), Outcome::Inline)),
         Ok(Invocation::Fork(plan)) => Some((plan.skill.clone(), Outcome::Fork)),
         Err(skillhost::Error::Refused { skill, .. }) => Some((skill.clone(), Outcome::Refused)),
-        Err(skillhost::Error::UnknownSkill { .. }) => None,
+        Err(skillhost::Error::UnknownSkill { .. } | skillhost::Error::NotActive { .. }) => None,
         Err(_) => Some((request.name.to_string(), Outcome::Failed)),
     }
 }
@@ -232,7 +232,8 @@ mod tests {
         );
         let unknown = Err(skillhost::Error::UnknownSkill {
             name: "alias".into(),
-            available: "none".into(),
+            near: Vec::new(),
+            count: 0,
         });
         assert_eq!(outcome_of(&request, &unknown), None);
         let failed = Err(skillhost::Error::Mirror("x".into()));

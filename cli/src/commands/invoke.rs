@@ -52,7 +52,11 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
     }
     let invocation = match result {
         Ok(invocation) => invocation,
-        Err(e @ (skillhost::Error::Refused { .. } | skillhost::Error::UnknownSkill { .. })) => {
+        Err(
+            e @ (skillhost::Error::Refused { .. }
+            | skillhost::Error::UnknownSkill { .. }
+            | skillhost::Error::NotActive { .. }),
+        ) => {
             crate::output::eprint_text(&format!("skillhost: {e}"));
             return Ok(ExitCode::FAILURE);
         }

@@ -162,7 +162,7 @@ fn load_prints_the_body_and_json_carries_it() {
 }
 
 #[test]
-fn loading_an_unknown_skill_fails_and_lists_what_exists() {
+fn loading_an_unknown_skill_fails_naming_the_near_ones_not_all() {
     let home = tempfile::tempdir().unwrap();
     let out = skillhost(
         &["load", "nope", "--root", &examples()],
@@ -172,7 +172,15 @@ fn loading_an_unknown_skill_fails_and_lists_what_exists() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no skill named \"nope\""), "{err}");
-    assert!(err.contains("code-review, commit-messages"), "{err}");
+    assert!(!err.contains("code-review"), "not the whole catalog: {err}");
+    let out = skillhost(
+        &["load", "code-reveiw", "--root", &examples()],
+        &workspace(),
+        home.path(),
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did you mean code-review?"), "{err}");
 }
 
 #[test]

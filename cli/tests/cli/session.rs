@@ -188,6 +188,8 @@ fn touch_prints_the_reminder_and_invoke_then_finds_the_skill() {
         home.path(),
     );
     assert_eq!(out.status.code(), Some(1), "not active yet");
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(said.contains("is not active yet"), "{said}");
     let out = skillhost(
         &["touch", "--session", session, "--cwd", cwd, "README.md"],
         project.path(),
@@ -279,5 +281,15 @@ fn invoke_expands_inline_skills_plans_forks_and_explains_refusals() {
         home.path(),
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("available: deploy, greet, review"));
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(said.contains("none has a similar name ("), "{said}");
+    assert!(!said.contains("greet"), "not the whole catalog: {said}");
+    let out = skillhost(
+        &["invoke", "deplyo", "--as", "user"],
+        project.path(),
+        home.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(said.contains("did you mean deploy?"), "{said}");
 }

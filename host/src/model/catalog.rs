@@ -45,18 +45,17 @@ impl Catalog {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
-    /// Names of the skills, comma-separated and capped, for messages that
-    /// say what exists ("none" when empty).
-    pub fn names_for_message(&self) -> String {
-        const SHOWN: usize = 50;
-        if self.skills.is_empty() {
-            return "none".to_string();
+    /// The error for `name`, which this catalog does not hold: the names
+    /// near it (at most five), never all of them.
+    pub fn unknown(&self, name: &str) -> crate::Error {
+        crate::Error::UnknownSkill {
+            name: name.to_string(),
+            near: super::near::near(name, self.skills.iter().map(|s| s.name()))
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            count: self.skills.len(),
         }
-        let mut names: Vec<&str> = self.skills.iter().take(SHOWN).map(|s| s.name()).collect();
-        let more = self.skills.len().saturating_sub(SHOWN);
-        let more = (more > 0).then(|| format!("and {more} more"));
-        names.extend(more.as_deref());
-        names.join(", ")
     }
 }
 

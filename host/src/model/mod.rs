@@ -5,6 +5,7 @@
 mod catalog;
 mod diagnostic;
 mod location;
+pub mod near;
 mod skill;
 
 pub use catalog::Catalog;

@@ -307,10 +307,7 @@ impl Registry {
     /// Resolves `name` (or an alias) in the current catalog.
     fn resolve(&self, name: &str) -> Result<(Arc<Provider>, String), Error> {
         let catalog = self.snapshot();
-        let unknown = || Error::UnknownSkill {
-            name: name.to_string(),
-            available: catalog.names_for_message(),
-        };
+        let unknown = || catalog.unknown(name);
         let skill = catalog.resolve(name).ok_or_else(unknown)?;
         let provider = self.provider(&skill.source).ok_or_else(unknown)?;
         Ok((provider, skill.name().to_string()))

@@ -45,10 +45,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 /// The `{uri, digest}` set of skill `name` as its source lists it now.
 pub fn bindings(registry: &Registry, name: &str) -> Result<Vec<Binding>, Error> {
     let catalog = registry.snapshot();
-    let skill = catalog.get(name).ok_or_else(|| Error::UnknownSkill {
-        name: name.to_string(),
-        available: String::new(),
-    })?;
+    let skill = catalog.get(name).ok_or_else(|| catalog.unknown(name))?;
     let base = skill.base.to_string();
     let mut files: Vec<Binding> = registry
         .list_resources(skill.name())?

@@ -192,17 +192,28 @@ pub fn invoke(
                 .find(|s| s.frontmatter.aliases.iter().any(|a| a == request.name))
         });
     let Some(skill) = found else {
-        let available: Vec<&str> = invocable(&catalog, activated, request.caller)
+        // A conditional skill the caller could use once activated says how
+        // to activate it rather than pretending not to exist.
+        if let Some(waiting) = catalog.resolve(request.name)
+            && !is_active(waiting, activated)
+            && may_call(waiting, request.caller).is_ok()
+        {
+            return Err(Error::NotActive {
+                skill: waiting.name().to_string(),
+                paths: waiting.frontmatter.paths.clone(),
+            });
+        }
+        let names: Vec<&str> = invocable(&catalog, activated, request.caller)
             .into_iter()
             .map(|s| s.name())
             .collect();
         return Err(Error::UnknownSkill {
             name: request.name.to_string(),
-            available: if available.is_empty() {
-                "none".to_string()
-            } else {
-                available.join(", ")
-            },
+            near: crate::model::near::near(request.name, names.iter().copied())
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            count: names.len(),
         });
     };
     may_call(skill, request.caller).map_err(|reason| Error::Refused {

@@ -162,7 +162,17 @@ async fn the_skill_tool_lists_what_the_model_may_call_and_runs_exactly_as_invoke
     assert!(text.contains("disable-model-invocation"), "{text}");
     let (error, text) = call(&client, json!({"name": "nope"})).await;
     assert!(error);
-    assert!(text.contains("review"), "says what exists: {text}");
+    assert!(
+        text.contains("(3 skill(s) available)"),
+        "says how many exist: {text}"
+    );
+    assert!(!text.contains("review"), "not the whole catalog: {text}");
+    let (error, text) = call(&client, json!({"name": "reviw"})).await;
+    assert!(error);
+    assert!(
+        text.contains("did you mean review?"),
+        "names the near one: {text}"
+    );
     let (error, _) = call(&client, json!({})).await;
     assert!(error, "a call without a name is refused");
     let other = client.call_tool(CallToolRequestParams::new("other")).await;

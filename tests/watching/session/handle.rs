@@ -31,7 +31,7 @@ fn a_session_publishes_once_activates_what_its_tools_touch_and_expands_with_its_
     assert_eq!(session.inject().unwrap(), Outcome::Unchanged);
     assert!(matches!(
         session.invoke("react-helper", &[], Caller::Model),
-        Err(Error::UnknownSkill { .. })
+        Err(Error::NotActive { .. })
     ));
 
     // A path relative to the session's folder, as an agent's tool gives it.

@@ -249,10 +249,14 @@ fn scenario_3_fork_invocation_gives_a_plan_run_with_only_the_allowed_tools() {
 #[test]
 fn scenario_4_a_conditional_skill_activates_once_for_matching_files_and_survives_a_restart() {
     let project = Project::new();
-    // 4a: not yet active, for anyone.
+    // 4a: not yet active, for anyone; the error says what activates it.
     match project.invoke("react-helper", &["add a button"], Caller::User) {
-        Err(Error::UnknownSkill { available, .. }) => assert!(!available.contains("react-helper")),
-        other => panic!("expected not found, got {other:?}"),
+        Err(e @ Error::NotActive { .. }) => assert_eq!(
+            e.to_string(),
+            "skill \"react-helper\" is not active yet: it becomes available once a file \
+             matching src/**/*.tsx or src/**/*.jsx or components/**/*.tsx is touched"
+        ),
+        other => panic!("expected not active, got {other:?}"),
     }
     // 4e: a file that matches nothing activates nothing.
     assert_eq!(project.touch(&["internal/skill/registry.go"]), None);
@@ -314,11 +318,17 @@ fn scenario_5_permissions_refuse_the_user_and_the_model_and_hide_the_skill() {
             .unwrap()
             .contains("secret-internal")
     );
-    // An unknown name lists what this caller may use.
+    // An unknown name names at most the near ones this caller may use,
+    // and how many there are; never the whole catalog.
     match project.invoke("nope", &[], Caller::Model) {
-        Err(Error::UnknownSkill { available, .. }) => {
-            assert_eq!(available, "greet, review, with-vars")
+        Err(Error::UnknownSkill { near, count, .. }) => {
+            assert!(near.is_empty(), "{near:?}");
+            assert_eq!(count, 3, "greet, review, with-vars");
         }
+        other => panic!("{other:?}"),
+    }
+    match project.invoke("reveiw", &[], Caller::Model) {
+        Err(Error::UnknownSkill { near, .. }) => assert_eq!(near, ["review"]),
         other => panic!("{other:?}"),
     }
 }
