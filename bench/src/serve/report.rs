@@ -79,27 +79,27 @@ pub struct ServeReport {
     pub attacks: Vec<crate::attack::Attack>,
 }
 
+/// The median of `over` against the median of `base` (NaN without a base).
+fn median_ratio(over: &[Duration], base: &[Duration]) -> f64 {
+    let base = ms(percentile(base, 50.0));
+    if base > 0.0 {
+        ms(percentile(over, 50.0)) / base
+    } else {
+        f64::NAN
+    }
+}
+
 impl ServeReport {
     /// The whole listing over HTTP against the baseline, at the median.
     pub fn ratio(&self) -> f64 {
-        let base = ms(percentile(&self.in_process, 50.0));
-        if base > 0.0 {
-            ms(percentile(&self.list_http, 50.0)) / base
-        } else {
-            f64::NAN
-        }
+        median_ratio(&self.list_http, &self.in_process)
     }
 
     /// What the `skills/list` fast path buys: the whole listing with rmcp
     /// alone against with the fast path, at the median (same server, same
     /// tree, same client, one after the other).
     pub fn fast_path_ratio(&self) -> f64 {
-        let fast = ms(percentile(&self.list_http, 50.0));
-        if fast > 0.0 {
-            ms(percentile(&self.list_http_rmcp_only, 50.0)) / fast
-        } else {
-            f64::NAN
-        }
+        median_ratio(&self.list_http_rmcp_only, &self.list_http)
     }
 
     fn per_session_kib(&self) -> f64 {

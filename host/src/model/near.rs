@@ -6,11 +6,20 @@
 /// Most near names an error carries.
 pub const MAX_NEAR: usize = 5;
 
+/// Longest name (in bytes) compared at all: four of the longest a skill
+/// may have.
+const FARTHEST: usize = 4 * skillhost_skill::names::MAX_NAME_CHARS * 4;
+
 /// Up to [`MAX_NEAR`] of `names` close to `wanted`, closest first (ties by
 /// name): equal but for case, then those holding it or held by it (a name
 /// typed without its prefix, or with a suffix), then those within a few
 /// edits (about one in three characters, at least two).
 pub fn near<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    // Past a few names' length nothing is near it, and scanning a huge
+    // string for every name would let one request cost the whole catalog.
+    if wanted.len() > FARTHEST {
+        return Vec::new();
+    }
     let wanted = wanted.to_lowercase();
     let allowed = (wanted.chars().count() / 3).max(2);
     let mut scored: Vec<(usize, &str)> = names
@@ -111,6 +120,8 @@ mod tests {
         assert_eq!(found.len(), MAX_NEAR);
         assert!(near("deploy", NAMES.iter().copied()).is_empty());
         assert!(near("", NAMES.iter().copied()).is_empty());
+        let huge = "code-review ".repeat(1 << 20);
+        assert!(near(&huge, NAMES.iter().copied()).is_empty());
     }
 
     #[test]

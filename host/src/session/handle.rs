@@ -11,6 +11,7 @@ use super::log::SessionLog;
 use super::render::{Listing, RenderOptions};
 use super::usage::Usage;
 use crate::error::Error;
+use crate::model::Catalog;
 use crate::registry::Registry;
 use crate::runtime::Runtime;
 use std::path::{Path, PathBuf};
@@ -131,9 +132,10 @@ impl<'r, L: SessionLog> Session<'r, L> {
         self.warnings.push(message);
     }
 
-    fn injector(&mut self) -> Injector {
-        let catalog = self.registry.snapshot();
-        let scores = match self.usage.as_ref().map(|u| u.scores(&catalog)) {
+    /// The injector for `catalog`, ranked by the usage store's scores of
+    /// that same catalog.
+    fn injector(&mut self, catalog: &Catalog) -> Injector {
+        let scores = match self.usage.as_ref().map(|u| u.scores(catalog)) {
             Some(Ok(scores)) => Some(Arc::new(scores)),
             Some(Err(e)) => {
                 // The listing matters more than its order.
@@ -153,21 +155,22 @@ impl<'r, L: SessionLog> Session<'r, L> {
     /// publishes when it changed).
     pub fn listing(&mut self) -> Listing {
         let activated = activation::activated(&self.log);
-        self.injector()
-            .listing(&self.registry.snapshot(), &activated)
+        let catalog = self.registry.snapshot();
+        self.injector(&catalog).listing(&catalog, &activated)
     }
 
     /// Publishes the listing into the log as a full replacement, only if
     /// the model's view changed since the last one.
     pub fn inject(&mut self) -> Result<Outcome, Error> {
-        let injector = self.injector();
-        injector.replace(&self.registry.snapshot(), &mut self.log)
+        let catalog = self.registry.snapshot();
+        self.injector(&catalog).replace(&catalog, &mut self.log)
     }
 
     /// Publishes only what changed for `agent` since it was last told.
     pub fn inject_delta(&mut self, agent: &str) -> Result<Outcome, Error> {
-        let injector = self.injector();
-        injector.delta(&self.registry.snapshot(), agent, &mut self.log)
+        let catalog = self.registry.snapshot();
+        self.injector(&catalog)
+            .delta(&catalog, agent, &mut self.log)
     }
 
     /// The agent's tools touched `paths` (relative ones are under the
