@@ -43,6 +43,21 @@ pub struct StateArgs {
     pub state: Option<PathBuf>,
 }
 
+/// How large the model's listing may be, for every command that renders it.
+#[derive(clap::Args, Clone, Default)]
+pub struct ListingArgs {
+    /// Most characters of the model's listing (default: skillhost.toml's
+    /// [listing], else 1% of a 200,000-token context: 8,000).
+    #[arg(long = "listing-budget", value_name = "CHARS",
+          value_parser = clap::value_parser!(u32).range(200..=1_000_000))]
+    pub budget: Option<u32>,
+    /// Size the listing for a model with this many tokens of context (1% of
+    /// it, four characters a token).
+    #[arg(long = "context-tokens", value_name = "TOKENS", conflicts_with = "budget",
+          value_parser = clap::value_parser!(u64).range(20_000..=100_000_000))]
+    pub context_tokens: Option<u64>,
+}
+
 /// The commands.
 #[derive(Subcommand)]
 pub enum Command {
@@ -61,6 +76,19 @@ pub enum Command {
         /// (as for inject).
         #[arg(long, value_name = "FILE")]
         session: Option<PathBuf>,
+        /// Find skills by words in their name, description or when_to_use,
+        /// in rank order, a page at a time ("" lists them all).
+        #[arg(long, value_name = "WORDS", conflicts_with = "view")]
+        search: Option<String>,
+        /// The page of search results (from 1).
+        #[arg(long, value_name = "N", default_value_t = 1, requires = "search",
+              value_parser = clap::value_parser!(u32).range(1..))]
+        page: u32,
+        #[command(flatten)]
+        listing: ListingArgs,
+        /// Usage scores rank the listing and search as they rank inject's.
+        #[command(flatten)]
+        state: StateArgs,
     },
     /// Print a skill's body, read again from its source.
     Load {
@@ -115,6 +143,8 @@ pub enum Command {
         /// Usage scores order the listing and decide what is shortened first.
         #[command(flatten)]
         state: StateArgs,
+        #[command(flatten)]
+        listing: ListingArgs,
         /// Print the outcome and the event appended as JSON.
         #[arg(long)]
         json: bool,
@@ -133,6 +163,8 @@ pub enum Command {
         paths: Vec<PathBuf>,
         #[command(flatten)]
         sources: SourceArgs,
+        #[command(flatten)]
+        listing: ListingArgs,
         /// Print what was activated and discovered, and the reminder, as JSON.
         #[arg(long)]
         json: bool,
@@ -252,6 +284,8 @@ pub enum Command {
     Serve {
         #[command(flatten)]
         sources: SourceArgs,
+        #[command(flatten)]
+        listing: ListingArgs,
         /// Listen for MCP Streamable HTTP on ADDR (IP:PORT; a bare PORT is
         /// loopback) instead of stdio.
         #[arg(long, value_name = "ADDR")]
@@ -317,12 +351,19 @@ pub enum UsageCommand {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
-        /// Move deprecated skills of writable local roots into `<root>/.archive/`.
+        /// Move deprecated skills of writable local roots into `<root>/.archive/`
+        /// (asks first on a terminal; without one, only with --yes).
         #[arg(long)]
         archive: bool,
+        /// Archive without asking (for scripts).
+        #[arg(long, requires = "archive")]
+        yes: bool,
         /// Move the archived skill NAME back into its root.
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["archive", "undo"])]
         restore: Option<String>,
+        /// Move back every skill the latest --archive moved.
+        #[arg(long, conflicts_with = "archive")]
+        undo: bool,
         /// Pause the idle runner of every process using this store.
         #[arg(long, conflicts_with = "resume")]
         pause: bool,

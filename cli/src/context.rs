@@ -1,15 +1,20 @@
 //! What every command works with: the sandbox, the configuration, and the
 //! registry the command's sources make.
 
-use crate::args::{SourceArgs, StateArgs};
+use crate::args::{ListingArgs, SourceArgs, StateArgs};
 use anyhow::{Context as _, Result};
+use skillhost::Catalog;
 use skillhost::config::Config;
 use skillhost::config::trust::TrustStore;
+use skillhost::session::inject::Injector;
+use skillhost::session::render::{RenderOptions, Scores, budget_for};
 use skillhost::session::{SessionLog, activation};
 use skillhost::text::escaped;
 use skillhost::{Registry, RemoteSource, Runtime, Sources};
 use skillhost_usage::UsageStore;
+use skillhost_usage::score::catalog_scores;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The sandbox and the configuration file, if any.
 pub struct Ctx {
@@ -31,6 +36,37 @@ impl Ctx {
             None => found(&cwd()?.join(skillhost::config::FILE_NAME)),
         };
         Ok(Ctx { runtime, config })
+    }
+
+    /// How large the model's listing may be: `--listing-budget` or
+    /// `--context-tokens`, else the configuration's `[listing]`, else the
+    /// default (1% of a 200,000-token context).
+    pub fn render_options(&self, listing: &ListingArgs) -> RenderOptions {
+        let budget = match (listing.budget, listing.context_tokens) {
+            (Some(chars), _) => Some(chars as usize),
+            (None, Some(tokens)) => Some(budget_for(usize::try_from(tokens).unwrap_or(usize::MAX))),
+            (None, None) => self.config.as_ref().and_then(|c| c.listing_budget),
+        };
+        match budget {
+            Some(budget) => RenderOptions::default().with_budget(budget),
+            None => RenderOptions::default(),
+        }
+    }
+
+    /// The injector `inject` publishes with and `catalog --for model`
+    /// prints with: the budget [`Ctx::render_options`] says, ranked by the
+    /// usage store's scores of `catalog`, so both give one text and digest.
+    pub fn injector(
+        &self,
+        listing: &ListingArgs,
+        state: &StateArgs,
+        catalog: &Catalog,
+    ) -> Injector {
+        Injector {
+            scores: listing_scores(state, catalog),
+            options: self.render_options(listing),
+            ..Injector::default()
+        }
     }
 
     /// A registry over the given sources, with the usual roots of the
@@ -68,8 +104,8 @@ impl Ctx {
         })
     }
 
-    /// The registry of a session: its sources, then the nested roots the
-    /// session discovered (lowest precedence).
+    /// The registry of a session: its sources, and the nested roots the
+    /// session discovered (ranked with the project's roots).
     pub fn session_registry(
         &self,
         sources: &SourceArgs,
@@ -146,4 +182,29 @@ pub fn usage_path(state: &StateArgs) -> Result<PathBuf> {
 /// The usage store, created if needed.
 pub fn usage_store(state: &StateArgs) -> Result<UsageStore> {
     Ok(UsageStore::open(&usage_path(state)?)?)
+}
+
+/// The usage scores of `catalog`'s skills, when a usage store exists: what
+/// ranks every listing the CLI renders (`inject`, `catalog --for model`,
+/// `catalog --search`), so one store gives one order. The listing matters
+/// more than its order: a store that cannot be read is reported and the
+/// listing goes out ranked by precedence and name alone.
+pub fn listing_scores(state: &StateArgs, catalog: &Catalog) -> Option<Arc<Scores>> {
+    let found = usage_path(state).and_then(|path| Ok(UsageStore::open_existing(&path)?));
+    let store = match found {
+        Ok(store) => store?,
+        Err(e) => {
+            crate::output::eprint_text(&format!(
+                "skillhost: warning: usage scores not used: {e:#}"
+            ));
+            return None;
+        }
+    };
+    match store.usage() {
+        Ok(usage) => Some(Arc::new(catalog_scores(catalog, &usage, store.now()))),
+        Err(e) => {
+            crate::output::eprint_text(&format!("skillhost: warning: usage scores not used: {e}"));
+            None
+        }
+    }
 }

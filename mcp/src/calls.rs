@@ -131,6 +131,12 @@ pub async fn invoke(
 ) -> Result<Result<String, Refusal>, McpError> {
     let registry = live.registry().clone();
     let usage = live.options().usage.clone();
+    let view = live.view();
+    let root = view
+        .catalog
+        .resolve(&name)
+        .and_then(|skill| view.entry_named(skill.name()))
+        .map(|entry| entry.root.clone());
     blocking(move || {
         let request = Request {
             name: &name,
@@ -148,9 +154,14 @@ pub async fn invoke(
             tracing::warn!(skill = %name, "usage not recorded: {e}");
         }
         match result {
-            Ok(Invocation::Inline { text, .. }) => Ok(text),
-            Ok(Invocation::Fork(plan)) => Ok(serde_json::to_string_pretty(&plan.to_json())
-                .unwrap_or_else(|e| format!("the fork plan could not be written: {e}"))),
+            // The skill's files as the URIs resources/read serves.
+            Ok(invocation @ Invocation::Inline { .. }) => {
+                Ok(invocation.message(|rel| match &root {
+                    Some(root) => crate::uri::file_uri(root, rel),
+                    None => rel.to_string(),
+                }))
+            }
+            Ok(fork @ Invocation::Fork(_)) => Ok(fork.message(str::to_string)),
             Err(e @ (Error::UnknownSkill { .. } | Error::NotActive { .. })) => {
                 Err(Refusal::Unknown(e.to_string()))
             }

@@ -161,7 +161,15 @@ fn make(
             "its name {bare:?} breaks the Agent Skills naming rules (1 to 64 of a-z, 0-9 and single inner hyphens)"
         ));
     }
-    let frontmatter = skill.frontmatter_json();
+    let mut frontmatter = skill.frontmatter_json();
+    // A skill whose declared name could not name it (a display name, a
+    // `prefix:name`) is served under its folder's: its entry carries that
+    // name, as prompts and the tools do, so every list holds one set.
+    if skill.frontmatter.display_name.is_some()
+        && let Some(fields) = frontmatter.as_object_mut()
+    {
+        fields.insert("name".to_string(), Value::String(bare.to_string()));
+    }
     let field = |key: &str| frontmatter.get(key).and_then(Value::as_str);
     if field("name") != Some(bare) || field("description").is_none() {
         return Err(

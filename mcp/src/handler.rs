@@ -5,8 +5,9 @@ use crate::arguments::split;
 use crate::calls::{self, Refusal};
 use crate::live::{Live, Options};
 use crate::sessions::{self, Session};
+use crate::tools::{self, SEARCH, SKILL};
 use crate::uri;
-use crate::view::{TOOL, View};
+use crate::view::View;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
@@ -23,10 +24,16 @@ use serde_json::Value;
 use skillhost::session::invoke::Caller;
 use std::sync::Arc;
 
-/// Instructions sent at initialization.
-const INSTRUCTIONS: &str = "skillhost serves agent skills, live: list them with skills/list \
-(the Skills Extension) or read the skill:// resources; run one with the `skill` tool or as a \
-prompt. The lists change when skills change on disk, and you are told.";
+/// Instructions sent at initialization, for the model as much as for the
+/// client: under [`tools::DESCRIPTION_MAX`] characters (a test holds them
+/// there), what to call first.
+pub const INSTRUCTIONS: &str = "skillhost serves agent skills: instructions, with scripts and \
+references, for tasks such as working with a file format, a workflow or a tool. To use one, \
+call the `skill` tool with its name; its description lists the most relevant skills. To find \
+any other skill, call `search_skills` with a few words (or none, to list them all), a page at a \
+time. A skill's files are skill:// resources, readable with resources/read. Clients can also \
+list skills with skills/list (the Skills Extension) and offer each as a prompt. The lists \
+follow the skills on disk, and clients are told when they change.";
 
 /// What the server says about itself.
 pub fn server_config() -> ServerConfig {
@@ -154,6 +161,26 @@ pub(crate) fn skills_page(view: &View, options: &Options, start: usize) -> ListS
             .with_cache_scope(CacheScope::Private);
     result.next_cursor = next;
     result
+}
+
+/// The cursor kind of `prompts/list`.
+const PROMPTS: &str = "prompts";
+/// Most prompts on one page of `prompts/list`.
+const PROMPTS_PAGE: usize = 100;
+/// Most bytes (roughly) of one page of `prompts/list` beyond its first
+/// prompt: a client shows prompts as a menu, and 550 descriptions in one
+/// answer are 222 KB.
+const PROMPTS_PAGE_BYTES: usize = 64 << 10;
+
+/// About how many bytes a prompt takes in a `prompts/list` answer.
+fn prompt_bytes(prompt: &rmcp::model::Prompt) -> usize {
+    let arguments: usize = prompt
+        .arguments
+        .iter()
+        .flatten()
+        .map(|a| a.name.len() + a.description.as_ref().map_or(0, String::len) + 40)
+        .sum();
+    prompt.name.len() + prompt.description.as_ref().map_or(0, String::len) + arguments + 40
 }
 
 /// The cursor kind of `skills/list`.
@@ -319,16 +346,28 @@ impl ServerHandler for Handler {
         _: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         let view = self.live.view();
-        let size = self.live.options().page_size.saturating_mul(2);
-        let (items, next) = page(
+        // Prompts come in rank order, so a cursor names the last prompt of
+        // its page rather than a place in a sorted list.
+        let start = match cursor_of(request) {
+            None => 0,
+            Some(cursor) => uri::after(PROMPTS, &cursor)
+                .and_then(|name| view.prompt_after(&name))
+                .ok_or_else(|| {
+                    McpError::invalid_params(
+                        "the cursor is not valid here (the prompts changed: list them again)",
+                        None,
+                    )
+                })?,
+        };
+        let (items, next) = page_from(
             &view.prompts,
-            "prompts",
-            cursor_of(request),
-            size,
-            usize::MAX,
+            PROMPTS,
+            start,
+            PROMPTS_PAGE.min(self.live.options().page_size),
+            PROMPTS_PAGE_BYTES,
             |p| p.name.as_str(),
-            |_| 0,
-        )?;
+            prompt_bytes,
+        );
         let mut result = ListPromptsResult::with_all_items(items.to_vec())
             .with_ttl_ms(self.ttl())
             .with_cache_scope(CacheScope::Private);
@@ -382,17 +421,13 @@ impl ServerHandler for Handler {
         _: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let view = self.live.view();
-        Ok(
-            ListToolsResult::with_all_items(view.tool.iter().cloned().collect())
-                .with_ttl_ms(self.ttl())
-                .with_cache_scope(CacheScope::Private),
-        )
+        Ok(ListToolsResult::with_all_items(view.tools.clone())
+            .with_ttl_ms(self.ttl())
+            .with_cache_scope(CacheScope::Private))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        (name == TOOL)
-            .then(|| self.live.view().tool.clone())
-            .flatten()
+        self.live.view().tool(name).cloned()
     }
 
     async fn call_tool(
@@ -400,13 +435,30 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if request.name != TOOL {
+        let arguments = request.arguments.unwrap_or_default();
+        if request.name == SEARCH {
+            let view = self.live.view();
+            let answer = tools::search_call(
+                &view.catalog,
+                &view.scores,
+                view.render.entry_cap,
+                &arguments,
+            );
+            return Ok(match answer {
+                Ok(text) => CallToolResult::success(text_result(text)),
+                Err(why) => CallToolResult::error(text_result(why)),
+            }
+            .into());
+        }
+        if request.name != SKILL {
             return Err(McpError::invalid_params(
-                format!("No tool named {:?}; the one tool is {TOOL:?}", request.name),
+                format!(
+                    "No tool named {:?}; the tools are {SKILL:?} and {SEARCH:?}",
+                    skillhost::text::escaped(&request.name)
+                ),
                 None,
             ));
         }
-        let arguments = request.arguments.unwrap_or_default();
         let Some(name) = arguments.get("name").and_then(Value::as_str) else {
             return Ok(CallToolResult::error(text_result(
                 "`name` is required: the skill to run".to_string(),

@@ -33,6 +33,7 @@ pub mod http;
 mod listing;
 pub mod live;
 mod sessions;
+pub mod tools;
 pub mod uri;
 pub mod view;
 

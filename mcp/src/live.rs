@@ -15,7 +15,8 @@ use crate::view::View;
 use skillhost::Registry;
 use skillhost::registry::watch::WatchOptions;
 use skillhost::registry::{Change as CatalogChange, Subscription};
-use skillhost::session::render::RenderOptions;
+use skillhost::session::Usage;
+use skillhost::session::render::{RenderOptions, Scores};
 use skillhost::sync::lock;
 use skillhost_usage::UsageStore;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -37,7 +38,8 @@ const CHANGE_BACKLOG: usize = 256;
 pub struct Options {
     /// How the registry watches its providers.
     pub watch: WatchOptions,
-    /// Caps on the listing in the `skill` tool's description.
+    /// Caps on the listing in the `skill` tool's description (which never
+    /// passes [`crate::tools::DESCRIPTION_MAX`]) and on each search result.
     pub render: RenderOptions,
     /// The `ttlMs` of cacheable results.
     pub ttl_ms: u64,
@@ -333,9 +335,25 @@ fn rebuild(registry: &Registry, previous: &View, dirty: &Dirty, options: &Option
             }
         }
     }
-    let view = View::assemble(catalog, entries, left_out, options.render);
+    let scores = Arc::new(scores_of(options, &catalog));
+    let view = View::assemble(catalog, entries, left_out, options.render, scores);
     report_new(previous, &view);
     view
+}
+
+/// The usage scores that rank the view, as `inject` ranks its listing; a
+/// store that cannot be read leaves the view ranked by precedence and name.
+fn scores_of(options: &Options, catalog: &skillhost::Catalog) -> Scores {
+    let Some(store) = &options.usage else {
+        return Scores::new();
+    };
+    match Usage::scores(&**store, catalog) {
+        Ok(scores) => scores,
+        Err(e) => {
+            tracing::warn!("usage scores not used: {e}");
+            Scores::new()
+        }
+    }
 }
 
 /// Logs catalog problems and left-out skills not logged before: the user
@@ -373,7 +391,7 @@ fn diff(old: &View, new: &View) -> Change {
     Change {
         resources: old.resources != new.resources,
         prompts: old.prompts != new.prompts,
-        tools: old.tool != new.tool,
+        tools: old.tools != new.tools,
         updated: Arc::new(updated),
     }
 }

@@ -9,22 +9,17 @@
 
 use crate::content::MARKDOWN;
 use crate::entry::{Entry, FileEntry, LeftOut};
+use crate::tools;
 use crate::uri::{SKILL_MD, basename};
 use bytes::Bytes;
-use rmcp::model::{
-    DIRECTORY_MIME_TYPE, JsonObject, Prompt, PromptArgument, Resource, Tool, ToolAnnotations,
-};
-use serde_json::json;
-use skillhost::Catalog;
+use rmcp::model::{DIRECTORY_MIME_TYPE, Prompt, PromptArgument, Resource, Tool};
 use skillhost::session::activation::is_active;
-use skillhost::session::inject::visible_to_model;
-use skillhost::session::render::{RenderOptions, render};
+use skillhost::session::rank::ranked;
+use skillhost::session::render::{RenderOptions, Scores};
+use skillhost::{Catalog, Skill};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
-
-/// The name of the one tool.
-pub const TOOL: &str = "skill";
 
 /// A view of the catalog.
 #[derive(Debug, Default)]
@@ -38,10 +33,18 @@ pub struct View {
     dirs: HashMap<String, Vec<Resource>>,
     /// `resources/list`: every file of every served skill, by URI.
     pub resources: Vec<Resource>,
-    /// `prompts/list`: one per user-invocable skill, by name.
+    /// `prompts/list`: one per user-invocable skill, in rank order.
     pub prompts: Vec<Prompt>,
-    /// The `skill` tool, its description carrying the listing.
-    pub tool: Option<Tool>,
+    /// Where each prompt is in `prompts`, by name (a cursor names the last
+    /// prompt of its page).
+    prompt_index: HashMap<String, usize>,
+    /// The tools: `skill`, its description carrying the top of the
+    /// listing, and `search_skills`.
+    pub tools: Vec<Tool>,
+    /// The usage scores the view was ranked by.
+    pub scores: Arc<Scores>,
+    /// The caps the listing and search results are held to.
+    pub render: RenderOptions,
     /// Skills of the catalog that are not served, by catalog name.
     pub left_out: BTreeMap<String, LeftOut>,
     /// `skills/list` results as sent over HTTP, by the index of their
@@ -67,6 +70,7 @@ impl View {
         mut entries: Vec<Arc<Entry>>,
         mut left_out: BTreeMap<String, LeftOut>,
         render_options: RenderOptions,
+        scores: Arc<Scores>,
     ) -> View {
         entries.sort_by(|a, b| (a.name.contains(':'), &a.uri).cmp(&(b.name.contains(':'), &b.uri)));
         let mut claimed: BTreeSet<String> = BTreeSet::new();
@@ -119,8 +123,19 @@ impl View {
         view.boundaries = (0..=view.entries.len())
             .map(|i| AtomicBool::new(i == 0))
             .collect();
-        view.prompts = prompts(&view.catalog);
-        view.tool = Some(tool(&view.catalog, render_options));
+        view.prompts = prompts(&view.catalog, &scores);
+        view.prompt_index = view
+            .prompts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.clone(), i))
+            .collect();
+        view.tools = vec![
+            tools::skill_tool(&view.catalog, render_options, &scores),
+            tools::search_tool(),
+        ];
+        view.scores = scores;
+        view.render = render_options;
         view
     }
 
@@ -162,6 +177,16 @@ impl View {
             .flatten()
             .filter(|page| page.get().is_some_and(Option::is_some))
             .count()
+    }
+
+    /// Where the prompt after the one named `name` is, if it is listed.
+    pub fn prompt_after(&self, name: &str) -> Option<usize> {
+        self.prompt_index.get(name).map(|i| i + 1)
+    }
+
+    /// The tool named `name`.
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
     }
 
     /// The served skill `name` (its catalog name).
@@ -253,13 +278,17 @@ fn add_to_dirs(
 }
 
 /// One prompt per skill a user may invoke (conditional skills are not
-/// active for anyone here).
-fn prompts(catalog: &Catalog) -> Vec<Prompt> {
+/// active for anyone here), in rank order.
+fn prompts(catalog: &Catalog, scores: &Scores) -> Vec<Prompt> {
     let none = BTreeSet::new();
-    catalog
+    let invocable: Vec<&Skill> = catalog
         .skills
         .iter()
+        .map(|s| s.as_ref())
         .filter(|s| s.user_invocable() && is_active(s, &none))
+        .collect();
+    ranked(&invocable, scores)
+        .into_iter()
         .map(|s| {
             let hint = s
                 .frontmatter
@@ -269,38 +298,11 @@ fn prompts(catalog: &Catalog) -> Vec<Prompt> {
             let argument = PromptArgument::new("arguments")
                 .with_description(hint)
                 .with_required(false);
-            Prompt::new(s.name(), s.description(), Some(vec![argument]))
+            let mut prompt = Prompt::new(s.name(), s.description(), Some(vec![argument]));
+            // A name served under its folder keeps its text as the title
+            // a client shows.
+            prompt.title = s.frontmatter.display_name.clone();
+            prompt
         })
         .collect()
-}
-
-/// The `skill` tool: its description carries the listing the model would
-/// see in a session, held to the same budget.
-fn tool(catalog: &Catalog, options: RenderOptions) -> Tool {
-    let none = BTreeSet::new();
-    let listing = render(&visible_to_model(catalog, &none), options);
-    let description = format!(
-        "Runs one of the skills listed below: returns its instructions, with the arguments \
-         filled in, to follow now; or, for a skill that runs as a sub-agent, the plan \
-         (prompt, allowed tools, model) as JSON. Call it when a skill matches the task.\n\n{}",
-        listing.content
-    );
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "The skill's name, as listed"},
-            "arguments": {
-                "description": "The skill's arguments: one string (split on spaces, quotes group) or a list",
-                "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
-            }
-        },
-        "required": ["name"],
-        "additionalProperties": false
-    });
-    let schema: JsonObject = match schema {
-        serde_json::Value::Object(map) => map,
-        _ => JsonObject::new(),
-    };
-    Tool::new(TOOL, description, Arc::new(schema))
-        .with_annotations(ToolAnnotations::new().read_only(true))
 }

@@ -302,8 +302,9 @@ pub fn served_name(fields: &Fields<'_>, default_name: &str) -> Result<String, Fi
             }
         },
     };
-    check_name(&name).map_err(|e| Finding::new(None, Some("name"), e.to_string()))?;
-    Ok(name)
+    crate::names::served(&name, default_name)
+        .map(str::to_string)
+        .map_err(|e| Finding::new(None, Some("name"), e.to_string()))
 }
 
 /// Every normalised field of `fields` for a skill served as `name` (which
@@ -316,6 +317,23 @@ pub(crate) fn normalise_named(
     warnings: &mut Vec<Finding>,
 ) -> Frontmatter {
     let mut f = Reader::new(fields, warnings);
+    // A declared name served under another (its folder's) is kept as the
+    // text people read.
+    let display_name = f.text("name").filter(|declared| *declared != name);
+    if let Some(declared) = &display_name {
+        let why = if declared.contains(':') {
+            "':' is reserved for namespaces"
+        } else {
+            "it is not one word"
+        };
+        f.warn(
+            "name",
+            format!(
+                "{declared:?} cannot name a command or a URI ({why}): served as {name:?}, \
+                 shown as written"
+            ),
+        );
+    }
     let description = f.text("description");
     if description.is_none() {
         f.warn(
@@ -355,6 +373,7 @@ pub(crate) fn normalise_named(
     Frontmatter {
         raw: raw.to_string(),
         name,
+        display_name,
         description,
         when_to_use: f.text("when_to_use"),
         argument_hint: f.text("argument-hint"),

@@ -17,8 +17,12 @@ pub enum Context {
 pub struct Frontmatter {
     /// The YAML text between the `---` lines, exactly as written.
     pub raw: String,
-    /// The declared name, or the folder (or flat file) name when none is given.
+    /// The name it is served under: the declared name, or the folder (or
+    /// flat file) name when none is given or the declared one cannot name a
+    /// command ([`crate::names::served`]).
     pub name: String,
+    /// The declared name, when it is served under another: the text to show.
+    pub display_name: Option<String>,
     /// The description, trimmed; `None` when missing or empty.
     pub description: Option<String>,
     /// When the model should use the skill (`when_to_use`).
@@ -61,6 +65,7 @@ impl Frontmatter {
         Frontmatter {
             raw: String::new(),
             name: name.to_string(),
+            display_name: None,
             description: None,
             when_to_use: None,
             argument_hint: None,

@@ -97,9 +97,59 @@ pub fn check_name(name: &str) -> Result<(), UnsafeName> {
     Ok(())
 }
 
+/// Whether `name` can stand in commands and URIs as it is: safe
+/// ([`check_name`]) and one word (`/API Fuzzing for Bug Bounty` is no
+/// slash command).
+pub fn is_identifier(name: &str) -> bool {
+    check_name(name).is_ok() && !name.chars().any(char::is_whitespace)
+}
+
+/// The name a skill is served under when it declares `declared` and lives
+/// in the folder (or flat file) named `folder`: the declared name when it
+/// is an identifier; the folder's when the declared one is a display name
+/// (it has spaces) or uses the `:` the host keeps for namespaces
+/// (`ckm:design-system`), so such a skill is served, not refused, and
+/// keeps its text as its display name. A name that is unsafe in any other
+/// way (a control character, a separator, markup) is refused.
+pub fn served<'a>(declared: &'a str, folder: &'a str) -> Result<&'a str, UnsafeName> {
+    let usable_folder = || declared != folder && is_identifier(folder);
+    match check_name(declared) {
+        Ok(()) if is_identifier(declared) => Ok(declared),
+        Ok(()) if usable_folder() => Ok(folder),
+        Ok(()) => Ok(declared),
+        Err(UnsafeName::NamespaceSeparator) if usable_folder() => Ok(folder),
+        Err(e) => Err(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_display_name_or_a_prefixed_name_is_served_under_its_folder() {
+        assert_eq!(served("pdf", "pdf-folder"), Ok("pdf"));
+        assert_eq!(
+            served("API Fuzzing for Bug Bounty", "api-fuzzing-bug-bounty"),
+            Ok("api-fuzzing-bug-bounty")
+        );
+        assert_eq!(
+            served("ckm:design-system", "design-system"),
+            Ok("design-system")
+        );
+        // No usable folder: a display name stays (it is safe), a prefix is refused.
+        assert_eq!(
+            served("Deploy Helper", "Deploy Helper"),
+            Ok("Deploy Helper")
+        );
+        assert_eq!(served("a:b", "a:b"), Err(UnsafeName::NamespaceSeparator));
+        // Unsafe names are refused whatever the folder.
+        assert_eq!(
+            served("a\nb", "ok"),
+            Err(UnsafeName::ControlCharacter('\n'))
+        );
+        assert_eq!(served("<b>", "ok"), Err(UnsafeName::AngleBracket('<')));
+    }
 
     #[test]
     fn accepts_ordinary_names_including_non_ascii() {

@@ -215,3 +215,49 @@ fn a_mirror_publishes_a_lowercase_document_as_skill_md() {
     );
     assert!(!out.path().join("pdf/skill.md").exists());
 }
+
+#[test]
+fn a_display_name_or_a_prefixed_name_is_served_under_its_folder_and_kept_as_text() {
+    let display = skill_md("API Fuzzing for Bug Bounty", "Fuzz APIs");
+    let prefixed = skill_md("ckm:design-system", "Design tokens");
+    let named = skill_md("nice-name", "Named apart from its folder");
+    let (_dir, _root, catalog) = catalog_of(&[
+        ("api-fuzzing-bug-bounty/SKILL.md", display.as_bytes()),
+        ("design-system/SKILL.md", prefixed.as_bytes()),
+        ("my-folder/SKILL.md", named.as_bytes()),
+    ]);
+    let fuzz = catalog
+        .get("api-fuzzing-bug-bounty")
+        .expect("served under its folder");
+    assert_eq!(
+        fuzz.frontmatter.display_name.as_deref(),
+        Some("API Fuzzing for Bug Bounty")
+    );
+    let design = catalog.get("design-system").expect("served, not refused");
+    assert_eq!(
+        design.frontmatter.display_name.as_deref(),
+        Some("ckm:design-system")
+    );
+    for (folder, declared) in [
+        ("api-fuzzing-bug-bounty", "API Fuzzing for Bug Bounty"),
+        ("design-system", "ckm:design-system"),
+    ] {
+        let warning = catalog
+            .diagnostics
+            .iter()
+            .find(|d| d.path.contains(folder))
+            .unwrap_or_else(|| panic!("a warning for {folder}: {:?}", catalog.diagnostics));
+        assert_eq!(warning.severity, Severity::Warning);
+        assert!(
+            warning.message.contains(&format!("{declared:?}"))
+                && warning.message.contains(&format!("served as {folder:?}")),
+            "{warning}"
+        );
+    }
+    // A skill is found by its folder as well as its name.
+    assert_eq!(
+        catalog.resolve("my-folder").map(|s| s.name()),
+        Some("nice-name")
+    );
+    assert_eq!(catalog.skills.len(), 3);
+}

@@ -37,6 +37,11 @@ pub const STALE_AFTER_DAYS: f64 = 30.0;
 pub const DEPRECATED_AFTER_DAYS: f64 = 90.0;
 /// The folder of a root that archived skills move into.
 pub const ARCHIVE_DIR: &str = ".archive";
+/// Most skills `curate --archive` moves without asking, and only skills
+/// inside skillhost's own state folder (its learned skills there): any
+/// more, or any skill of the user's own roots, is a person's decision
+/// made on a prompt (or with `--yes`).
+pub const HANDFUL: usize = 5;
 
 /// Where a skill is in its lifecycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -134,9 +139,35 @@ impl Assessment {
         self.state == State::Deprecated && !self.pinned
     }
 
+    /// On what evidence its state was judged, in words: what skillhost
+    /// recorded of its use, and since when it has watched it. Use through
+    /// a loader skillhost did not see (an agent reading `SKILL.md` itself)
+    /// is not counted, so the words say "recorded by skillhost".
+    pub fn evidence(&self) -> String {
+        if self.pinned {
+            return "pinned: true in its frontmatter keeps it active".to_string();
+        }
+        let days = |d: f64| format!("{:.0} day(s)", d.max(0.0));
+        match (self.last_used, self.first_seen) {
+            (Some(last), _) => format!(
+                "{} use(s) recorded by skillhost, the last {} ({} ago)",
+                self.count,
+                super::clock::rfc3339(last),
+                days(self.idle_days)
+            ),
+            (None, Some(seen)) => format!(
+                "no use recorded by skillhost since it was first seen {} ({} ago)",
+                super::clock::rfc3339(seen),
+                days(self.idle_days)
+            ),
+            (None, None) => "no use recorded by skillhost; first seen now".to_string(),
+        }
+    }
+
     /// The assessment as JSON.
     pub fn to_json(&self) -> Value {
         json!({
+            "evidence": self.evidence(),
             "name": self.name,
             "source": self.source,
             "scope": self.scope.as_str(),
@@ -317,6 +348,102 @@ pub fn archive(report: &Report) -> Archived {
         }
     }
     done
+}
+
+/// Whether archiving `report`'s candidates must be confirmed by a person:
+/// more than [`HANDFUL`] of them would move, or any lies outside `own`
+/// (skillhost's state folder), that is, in a folder of the user's.
+pub fn needs_confirmation(report: &Report, own: &Path) -> bool {
+    let moving: Vec<&PathBuf> = report
+        .candidates()
+        .filter_map(|c| match &c.archivable {
+            Archivable::Yes { entry, .. } => Some(entry),
+            Archivable::No(_) => None,
+        })
+        .collect();
+    let own = canonical_or_lexical(own);
+    moving.len() > HANDFUL || moving.iter().any(|entry| !entry.starts_with(&own))
+}
+
+/// Keeps what `archived` moved in `store` as the batch `curate --undo`
+/// moves back (a run that moved nothing leaves the previous batch).
+pub fn remember(store: &UsageStore, archived: &Archived) -> Result<(), Error> {
+    if archived.moved.is_empty() {
+        return Ok(());
+    }
+    let moved: Vec<Value> = archived
+        .moved
+        .iter()
+        .map(|m| {
+            json!({
+                "name": m.name,
+                "from": m.from.display().to_string(),
+                "to": m.to.display().to_string(),
+            })
+        })
+        .collect();
+    store.set_last_archive(Some(&json!({ "moved": moved })))
+}
+
+/// Moves every skill the latest `curate --archive` moved back where it was
+/// (one command undoes one archive), restarting each one's grace period.
+/// A skill whose old place is taken again, or whose archived copy is gone,
+/// stays as it is and is reported with why.
+pub fn undo(store: &UsageStore) -> Result<Undone, Error> {
+    let Some(batch) = store.last_archive()? else {
+        return Err(Error::Invalid {
+            field: "undo",
+            reason: "no archive to undo: the latest `curate --archive` was undone, or none ran"
+                .to_string(),
+        });
+    };
+    let mut back = Vec::new();
+    let mut kept = Vec::new();
+    for item in batch["moved"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
+        let field = |key: &str| item[key].as_str().unwrap_or_default().to_string();
+        let (name, from, to) = (
+            field("name"),
+            PathBuf::from(field("from")),
+            PathBuf::from(field("to")),
+        );
+        // The record is the store's, but the paths are checked as if not:
+        // only an entry of an archive folder goes back, to the folder above it.
+        let sound = to
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == ARCHIVE_DIR)
+            && to.parent().and_then(Path::parent) == from.parent()
+            && to.file_name() == from.file_name();
+        if !sound {
+            kept.push((
+                name,
+                "its record does not name an archived skill".to_string(),
+            ));
+            continue;
+        }
+        match move_without_overwrite(&to, &from) {
+            Ok(()) => {
+                store.restart_grace(&name)?;
+                back.push(Moved {
+                    name,
+                    from: to,
+                    to: from,
+                });
+            }
+            Err(e) => kept.push((name, e.to_string())),
+        }
+    }
+    store.set_last_archive(None)?;
+    Ok(Undone { back, kept })
+}
+
+/// What [`undo`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Undone {
+    /// Skills moved back where they were.
+    pub back: Vec<Moved>,
+    /// Skills left archived, and why.
+    pub kept: Vec<(String, String)>,
 }
 
 fn move_into_archive(root: &Path, entry: &Path) -> Result<PathBuf, Error> {

@@ -216,7 +216,9 @@ mod tests {
         };
         let inline = Ok(Invocation::Inline {
             skill: "real".into(),
+            description: None,
             text: String::new(),
+            place: Default::default(),
         });
         assert_eq!(
             outcome_of(&request, &inline),

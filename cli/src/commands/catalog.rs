@@ -2,46 +2,61 @@
 //! person may invoke as slash commands (`--for user`), or exactly the
 //! listing the model is given (`--for model`).
 
-use crate::args::{SourceArgs, View};
-use crate::context::{Ctx, cwd};
+use crate::args::{ListingArgs, SourceArgs, StateArgs, View};
+use crate::context::{Ctx, cwd, listing_scores};
 use crate::output::{print_json, print_text, render_catalog};
 use anyhow::Result;
 use serde_json::{Value, json};
 use skillhost::Catalog;
 use skillhost::session::JsonlLog;
 use skillhost::session::activation;
-use skillhost::session::inject::{Injector, digest};
+use skillhost::session::inject::{digest, visible_to_model};
 use skillhost::session::invoke::{Caller, invocable};
+use skillhost::session::render::RenderOptions;
+use skillhost::session::search;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(
-    ctx: &Ctx,
-    sources: &SourceArgs,
-    json: bool,
-    view: Option<View>,
-    session: Option<&Path>,
-) -> Result<ExitCode> {
-    let log = session.map(JsonlLog::open).transpose()?;
+/// What `catalog` was asked for.
+pub struct Args<'a> {
+    pub sources: &'a SourceArgs,
+    pub json: bool,
+    pub view: Option<View>,
+    pub session: Option<&'a Path>,
+    pub search: Option<&'a str>,
+    pub page: usize,
+    pub listing: &'a ListingArgs,
+    pub state: &'a StateArgs,
+}
+
+pub fn run(ctx: &Ctx, args: Args<'_>) -> Result<ExitCode> {
+    let log = args.session.map(JsonlLog::open).transpose()?;
     let registry = match &log {
-        Some(log) => ctx.session_registry(sources, &cwd()?, log)?,
-        None => ctx.registry(sources)?,
+        Some(log) => ctx.session_registry(args.sources, &cwd()?, log)?,
+        None => ctx.registry(args.sources)?,
     };
     let catalog = registry.snapshot();
     let activated = log
         .as_ref()
         .map(|log| activation::activated(log))
         .unwrap_or_default();
-    match view {
+    let json = args.json;
+    if let Some(query) = args.search {
+        return find(&catalog, &activated, query, &args);
+    }
+    match args.view {
         None if json => print_json(&*catalog)?,
         None => std::io::stdout()
             .lock()
             .write_all(render_catalog(&catalog).as_bytes())?,
         Some(View::User) => user_view(&catalog, &activated, json)?,
         Some(View::Model) => {
-            let listing = Injector::default().listing(&catalog, &activated);
+            // The injector inject uses, with the same scores and budget, so
+            // this prints what inject publishes.
+            let injector = ctx.injector(args.listing, args.state, &catalog);
+            let listing = injector.listing(&catalog, &activated);
             if json {
                 print_json(&json!({
                     "complete": catalog.complete,
@@ -55,6 +70,56 @@ pub fn run(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--search`: one page of the skills the model may see that match, in
+/// rank order — the way to every skill a cut listing left out.
+fn find(
+    catalog: &Catalog,
+    activated: &BTreeSet<String>,
+    query: &str,
+    args: &Args<'_>,
+) -> Result<ExitCode> {
+    let scores = listing_scores(args.state, catalog).unwrap_or_default();
+    let visible = visible_to_model(catalog, activated);
+    let found = search::search(&visible, &scores, query, args.page, search::PER_PAGE);
+    if args.json {
+        let skills: Vec<Value> = found
+            .skills
+            .iter()
+            .map(|s| {
+                json!({
+                    "name": s.name(),
+                    "description": s.description(),
+                    "when_to_use": s.frontmatter.when_to_use,
+                    "scope": s.scope.as_str(),
+                    "source": s.source,
+                })
+            })
+            .collect();
+        print_json(&json!({
+            "query": found.query,
+            "matched": found.matched,
+            "total": found.total,
+            "page": found.page,
+            "pages": found.pages,
+            "skills": skills,
+        }))?;
+    } else {
+        let text = found.text(RenderOptions::default().entry_cap, |page| {
+            format!(
+                "skillhost catalog --search {} --page {page}",
+                shell_quote(&found.query)
+            )
+        });
+        print_text(&text)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `text` as one shell word (single quotes, each `'` closed and escaped).
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// The slash commands: name, argument hint and description of every skill

@@ -2,13 +2,15 @@
 //! archive; archiving, restoring, and the idle runner's pause switch.
 
 use crate::args::{SourceArgs, StateArgs};
-use crate::context::{Ctx, usage_store};
-use crate::output::{print_json, print_text};
-use anyhow::Result;
+use crate::context::{Ctx, usage_path, usage_store};
+use crate::output::{eprint_text, print_json, print_text};
+use anyhow::{Result, bail};
 use serde_json::{Value, json};
+use skillhost::text::escaped;
 use skillhost_usage::clock::rfc3339;
 use skillhost_usage::curator::{self, Archivable, Archived, Moved, Report, State};
 use std::fmt::Write as _;
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::process::ExitCode;
 
 /// What `curate` was asked.
@@ -17,6 +19,8 @@ pub struct Args<'a> {
     pub state: &'a StateArgs,
     pub json: bool,
     pub archive: bool,
+    pub yes: bool,
+    pub undo: bool,
     pub restore: Option<&'a str>,
     pub pause: bool,
     pub resume: bool,
@@ -34,14 +38,35 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
     let registry = ctx.registry(a.sources)?;
     let roots = curator::writable_roots(&registry);
     let restored = match a.restore {
-        Some(name) => Some(curator::restore(&store, &roots, name)?),
-        None => None,
+        Some(name) => vec![curator::restore(&store, &roots, name)?],
+        None if a.undo => {
+            let undone = curator::undo(&store)?;
+            for (name, why) in &undone.kept {
+                eprint_text(&format!(
+                    "skillhost: {} stays archived: {}",
+                    escaped(name),
+                    escaped(why)
+                ));
+            }
+            undone.back
+        }
+        None => Vec::new(),
     };
     // The catalog is read after a restore, so the restored skill is in it.
     let report = curator::review(&store, &registry.snapshot(), &roots)?;
     store.record_review("manual", &report.to_json(), None)?;
-    let archived = if a.archive {
-        curator::archive(&report)
+    // Archiving moves folders of the user's own roots: a person decides,
+    // on a prompt or with --yes, unless it is a handful of skillhost's own.
+    let own = usage_path(a.state)?
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let declined =
+        a.archive && !a.yes && curator::needs_confirmation(&report, &own) && !confirmed(&report)?;
+    let archived = if a.archive && !declined {
+        let archived = curator::archive(&report);
+        curator::remember(&store, &archived)?;
+        archived
     } else {
         Archived::default()
     };
@@ -54,7 +79,7 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
             "last_activity": runner.last_activity.map(rfc3339),
             "last_review": runner.last_review.map(rfc3339),
         });
-        value["restored"] = restored.as_ref().map_or(Value::Null, moved_json);
+        value["restored"] = restored.iter().map(moved_json).collect();
         value["archived"] = archived.moved.iter().map(moved_json).collect();
         value["kept"] = archived
             .skipped
@@ -62,10 +87,10 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
             .map(|(name, reason)| json!({"name": name, "reason": reason}))
             .collect();
         print_json(&value)?;
-        return Ok(ExitCode::SUCCESS);
+        return declined_exit(declined, &report);
     }
     let mut out = String::new();
-    if let Some(m) = &restored {
+    for m in &restored {
         let _ = writeln!(
             out,
             "restored {}: {} -> {}\n",
@@ -101,7 +126,55 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
         store.path().display()
     );
     print_text(&out)?;
-    Ok(ExitCode::SUCCESS)
+    declined_exit(declined, &report)
+}
+
+/// The skills `--archive` would move, one per line.
+fn moving(report: &Report) -> Vec<String> {
+    report
+        .candidates()
+        .filter_map(|c| match &c.archivable {
+            Archivable::Yes { entry, .. } => Some(format!(
+                "  {} ({})",
+                escaped(&c.name),
+                escaped(&entry.display().to_string())
+            )),
+            Archivable::No(_) => None,
+        })
+        .collect()
+}
+
+/// Asks on the terminal whether to archive; `false` without one.
+fn confirmed(report: &Report) -> Result<bool> {
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Ok(false);
+    }
+    let list = moving(report);
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "These {} skill(s) will move into .archive (undo with `skillhost curate --undo`):\n{}",
+        list.len(),
+        list.join("\n")
+    )?;
+    write!(err, "Archive them? [y/N] ")?;
+    err.flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
+}
+
+/// Exit 0, or fail saying that nothing moved when archiving was not
+/// confirmed.
+fn declined_exit(declined: bool, report: &Report) -> Result<ExitCode> {
+    if !declined {
+        return Ok(ExitCode::SUCCESS);
+    }
+    bail!(
+        "nothing was archived: {} skill(s) of your skill roots would move; run again on a \
+         terminal to be asked, or with --yes",
+        moving(report).len()
+    )
 }
 
 /// The report as people read it: one line per skill, then the candidates.
@@ -114,22 +187,17 @@ fn table(report: &Report) -> String {
         .unwrap_or(5)
         .max(5);
     let mut out = format!(
-        "{:width$}  {:10}  {:>6}  LAST USE\n",
+        "{:width$}  {:10}  {:>6}  EVIDENCE\n",
         "SKILL", "STATE", "SCORE"
     );
     for s in &report.skills {
-        let last = match (s.last_used, s.first_seen) {
-            (Some(at), _) => rfc3339(at),
-            (None, Some(seen)) => format!("never (first seen {})", rfc3339(seen)),
-            (None, None) => "never".to_string(),
-        };
-        let pinned = if s.pinned { "  (pinned)" } else { "" };
         let _ = writeln!(
             out,
-            "{:width$}  {:10}  {:>6.3}  {last}{pinned}",
+            "{:width$}  {:10}  {:>6.3}  {}",
             s.name,
             s.state.as_str(),
-            s.score
+            s.score,
+            s.evidence()
         );
     }
     let counts: Vec<String> = [
@@ -152,7 +220,10 @@ fn table(report: &Report) -> String {
     if candidates.is_empty() {
         out.push_str("candidates to archive: none\n");
     } else {
-        let _ = writeln!(out, "candidates to archive: {}", candidates.join(", "));
+        let _ = writeln!(out, "candidates to archive ({}):", candidates.len());
+        for candidate in &candidates {
+            let _ = writeln!(out, "  {candidate}");
+        }
     }
     out
 }

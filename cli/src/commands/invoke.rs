@@ -64,7 +64,7 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
     };
     match (&invocation, a.json) {
         (_, true) | (Invocation::Fork(_), false) => print_json(&invocation.to_json())?,
-        (Invocation::Inline { text, .. }, false) => print_text(text)?,
+        (Invocation::Inline { .. }, false) => print_text(&invocation.message(str::to_string))?,
     }
     Ok(ExitCode::SUCCESS)
 }

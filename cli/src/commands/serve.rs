@@ -1,7 +1,7 @@
 //! `skillhost serve`: the live catalog as an MCP server, on stdio or over
 //! Streamable HTTP.
 
-use crate::args::{SourceArgs, StateArgs};
+use crate::args::{ListingArgs, SourceArgs, StateArgs};
 use crate::context::{Ctx, usage_store};
 use anyhow::{Context as _, Result, bail};
 use skillhost::registry::watch::WatchOptions;
@@ -17,6 +17,7 @@ use std::time::Duration;
 /// What `serve` was asked.
 pub struct Args<'a> {
     pub sources: &'a SourceArgs,
+    pub listing: &'a ListingArgs,
     pub http: Option<&'a str>,
     pub token_file: Option<&'a Path>,
     pub allow_hosts: Vec<String>,
@@ -86,6 +87,7 @@ pub fn run(ctx: &Ctx, a: Args<'_>) -> Result<ExitCode> {
             window: Duration::from_millis(a.window),
             ..WatchOptions::default()
         },
+        render: ctx.render_options(a.listing),
         page_size: a.page_size,
         ttl_ms: a.ttl_ms,
         usage,

@@ -1,13 +1,12 @@
 //! `skillhost touch`: files the agent touched; prints the reminder naming
 //! skills that became available.
 
-use crate::args::SourceArgs;
+use crate::args::{ListingArgs, SourceArgs};
 use crate::context::Ctx;
 use crate::output::print_json;
 use anyhow::{Context as _, Result};
 use skillhost::session::JsonlLog;
 use skillhost::session::activation;
-use skillhost::session::render::RenderOptions;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,6 +16,7 @@ pub fn run(
     cwd: &Path,
     paths: &[PathBuf],
     sources: &SourceArgs,
+    listing: &ListingArgs,
     json: bool,
 ) -> Result<ExitCode> {
     let mut log = JsonlLog::open(session)?;
@@ -40,7 +40,7 @@ pub fn run(
         &cwd,
         &touched,
         &mut log,
-        RenderOptions::default(),
+        ctx.render_options(listing),
     )?;
     if json {
         print_json(&serde_json::json!({

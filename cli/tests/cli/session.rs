@@ -105,6 +105,8 @@ fn agent_project() -> tempfile::TempDir {
         std::fs::create_dir_all(skills.join(name)).unwrap();
         std::fs::write(skills.join(name).join("SKILL.md"), text).unwrap();
     }
+    std::fs::create_dir_all(skills.join("greet/scripts")).unwrap();
+    std::fs::write(skills.join("greet/scripts/wave.sh"), "echo wave\n").unwrap();
     dir
 }
 
@@ -229,7 +231,7 @@ fn touch_prints_the_reminder_and_invoke_then_finds_the_skill() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(stdout(&out), "Help.\n");
+    assert!(stdout(&out).ends_with("\n\nHelp.\n"), "{}", stdout(&out));
 }
 
 #[test]
@@ -242,7 +244,18 @@ fn invoke_expands_inline_skills_plans_forks_and_explains_refusals() {
         home.path(),
     );
     assert!(out.status.success());
-    assert_eq!(stdout(&out), "Hello, Ann!\n");
+    // Seed 001's frame: title, base directory, the skill's files, body.
+    let base = std::fs::canonicalize(project.path())
+        .unwrap()
+        .join(".claude/skills/greet");
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "# Skill: greet (Greets someone)\n\nBase directory: {}\nFiles:\n- scripts/wave.sh\n\n\
+             Hello, Ann!\n",
+            base.display()
+        )
+    );
     let out = skillhost(
         &["invoke", "review", "HEAD", "--as", "model"],
         project.path(),

@@ -202,9 +202,10 @@ fn invoke_records_and_usage_lists_count_last_use_and_score() {
     );
     env.skill("unused", "description: Never called");
     for _ in 0..2 {
-        assert_eq!(
-            env.ok(&["invoke", "greet", "Ann", "--as", "model"]).trim(),
-            "Body of greet: Ann"
+        assert!(
+            env.ok(&["invoke", "greet", "Ann", "--as", "model"])
+                .trim()
+                .ends_with("\n\nBody of greet: Ann")
         );
     }
     let refused = env.run(&["invoke", "deploy", "--as", "model"]);
@@ -299,7 +300,7 @@ fn curate_reports_states_archives_restores_and_pauses() {
     assert_eq!(report["runner"]["paused"], false);
 
     let skills = env.cwd.path().join(".claude/skills");
-    let archived = env.ok(&["curate", "--archive", "--no-bundled"]);
+    let archived = env.ok(&["curate", "--archive", "--yes", "--no-bundled"]);
     assert!(archived.contains("archived old:"), "{archived}");
     assert!(skills.join(".archive/old/SKILL.md").is_file());
     assert!(!skills.join("old").exists() && skills.join("kept").exists());
@@ -307,7 +308,7 @@ fn curate_reports_states_archives_restores_and_pauses() {
     assert!(!catalog.contains("old"), "{catalog}");
 
     let restored = env.json(&["curate", "--json", "--restore", "old", "--no-bundled"]);
-    assert_eq!(restored["restored"]["name"], "old");
+    assert_eq!(restored["restored"][0]["name"], "old");
     assert_eq!(state(&restored, "old"), "active", "a new grace period");
     assert!(skills.join("old/SKILL.md").is_file());
     let missing = env.run(&["curate", "--restore", "nothing", "--no-bundled"]);
@@ -349,7 +350,7 @@ fn a_damaged_store_is_named_and_invoke_still_works() {
     }
     let out = env.run(&["invoke", "greet", "Bo", "--as", "user"]);
     assert!(out.status.success());
-    assert_eq!(stdout(&out).trim(), "Body of greet: Bo");
+    assert!(stdout(&out).trim().ends_with("\n\nBody of greet: Bo"));
     assert!(String::from_utf8_lossy(&out.stderr).contains(&db));
     assert_eq!(
         std::fs::read(env.db()).unwrap(),
@@ -437,4 +438,73 @@ fn record_with_json_says_what_it_recorded_and_where() {
         "{out}"
     );
     assert_eq!(out["store"], env.db().display().to_string(), "{out}");
+}
+
+#[test]
+fn curate_archive_asks_first_says_its_evidence_and_one_command_undoes_it() {
+    let env = Env::new();
+    for i in 0..8 {
+        env.skill(&format!("old-{i}"), "description: Forgotten");
+    }
+    env.skill("used", "description: Used");
+    {
+        let clock = Arc::new(ManualClock::new(SystemTime::now() - days(100.0)));
+        let store = UsageStore::open_with_clock(&env.db(), clock).unwrap();
+        store
+            .observe_skills(
+                (0..8)
+                    .map(|i| format!("old-{i}"))
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(String::as_str),
+            )
+            .unwrap();
+    }
+    env.ok(&["invoke", "used", "--as", "model"]);
+    let skills = env.cwd.path().join(".claude/skills");
+
+    // The evidence of each judgement, one line per skill and per candidate.
+    let text = env.ok(&["curate", "--no-bundled"]);
+    assert!(text.contains("EVIDENCE"), "{text}");
+    let old = text.lines().find(|l| l.starts_with("old-0 ")).unwrap();
+    assert!(
+        old.contains("deprecated")
+            && old.contains("no use recorded by skillhost since it was first seen"),
+        "{old}"
+    );
+    let used = text.lines().find(|l| l.starts_with("used ")).unwrap();
+    assert!(used.contains("1 use(s) recorded by skillhost"), "{used}");
+    assert!(
+        text.contains("candidates to archive (8):\n  old-0 ("),
+        "{text}"
+    );
+
+    // Without a terminal and without --yes, nothing moves.
+    let refused = env.run(&["curate", "--archive", "--no-bundled"]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("nothing was archived: 8 skill(s)") && err.contains("--yes"),
+        "{err}"
+    );
+    assert!((0..8).all(|i| skills.join(format!("old-{i}/SKILL.md")).is_file()));
+
+    let archived = env.json(&["curate", "--archive", "--yes", "--json", "--no-bundled"]);
+    assert_eq!(archived["archived"].as_array().unwrap().len(), 8);
+    assert!(!skills.join("old-3").exists());
+
+    // One command puts every one back, with a new grace period.
+    let undone = env.json(&["curate", "--undo", "--json", "--no-bundled"]);
+    assert_eq!(undone["restored"].as_array().unwrap().len(), 8);
+    assert!((0..8).all(|i| skills.join(format!("old-{i}/SKILL.md")).is_file()));
+    let skills_json = undone["skills"].as_array().unwrap();
+    assert!(
+        skills_json
+            .iter()
+            .filter(|s| s["name"].as_str().unwrap().starts_with("old-"))
+            .all(|s| s["state"] == "active")
+    );
+    let again = env.run(&["curate", "--undo", "--no-bundled"]);
+    assert!(!again.status.success(), "one archive, undone once");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("no archive to undo"));
 }

@@ -316,3 +316,140 @@ fn a_warning_alone_does_not_fail_validation() {
     );
     assert!(text.contains("1 skill(s) valid, 1 warning(s)"), "{text}");
 }
+
+#[test]
+fn with_a_store_holding_data_catalog_for_model_inject_and_search_rank_alike() {
+    let project = project();
+    let state = project.path().join("state");
+    let state = state.to_str().unwrap();
+    let session = project.path().join("s.jsonl");
+    let session = session.to_str().unwrap();
+    // Used skills list first; without use, "background" sorts before "review".
+    for _ in 0..3 {
+        run(
+            &[
+                "invoke", "review", "HEAD", "--as", "model", "--state", state,
+            ],
+            project.path(),
+        );
+    }
+    let model = json(&run(
+        &["catalog", "--for", "model", "--json", "--state", state],
+        project.path(),
+    ));
+    assert_eq!(model["skills"], serde_json::json!(["review", "background"]));
+    let injected = json(&run(
+        &["inject", "--session", session, "--json", "--state", state],
+        project.path(),
+    ));
+    assert_eq!(injected["event"]["digest"], model["digest"]);
+    assert_eq!(injected["event"]["content"], model["content"]);
+    let found = json(&run(
+        &["catalog", "--search", "", "--json", "--state", state],
+        project.path(),
+    ));
+    assert_eq!(found["skills"][0]["name"], "review");
+    assert_eq!(found["matched"], 2);
+    // Without the store, the order is by name again: the store decided.
+    let unranked = json(&run(
+        &["catalog", "--for", "model", "--json"],
+        project.path(),
+    ));
+    assert_eq!(
+        unranked["skills"],
+        serde_json::json!(["background", "review"])
+    );
+}
+
+#[test]
+fn catalog_search_pages_through_what_the_model_may_see() {
+    let project = project();
+    let text = stdout(&run(&["catalog", "--search", "change"], project.path()));
+    assert_eq!(
+        text,
+        "1 of 2 skills match \"change\" (page 1 of 1):\n- review: Reviews a change\n"
+    );
+    let none = stdout(&run(&["catalog", "--search", "deploy"], project.path()));
+    assert!(
+        none.starts_with("0 of 2 skills match \"deploy\""),
+        "a skill the model may not invoke is not found: {none}"
+    );
+}
+
+#[test]
+fn the_listing_budget_is_set_by_a_flag_a_context_size_or_the_configuration() {
+    let project = project();
+    let many = project.path().join(".claude/skills");
+    for i in 0..40 {
+        let dir = many.join(format!("extra-{i:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\ndescription: {}\n---\nbody\n", "words ".repeat(30)),
+        )
+        .unwrap();
+    }
+    let chars = |args: &[&str]| -> usize {
+        let value = json(&run(args, project.path()));
+        let content = value["content"].as_str().unwrap();
+        content
+            .trim_start_matches("<available_skills>\n")
+            .trim_end_matches("\n</available_skills>")
+            .chars()
+            .count()
+    };
+    let default = chars(&["catalog", "--for", "model", "--json"]);
+    assert!(default > 2_000 && default <= 8_000, "{default}");
+    assert!(
+        chars(&[
+            "catalog",
+            "--for",
+            "model",
+            "--json",
+            "--listing-budget",
+            "600"
+        ]) <= 600
+    );
+    let small = chars(&[
+        "catalog",
+        "--for",
+        "model",
+        "--json",
+        "--context-tokens",
+        "20000",
+    ]);
+    assert!(
+        small <= 800,
+        "1% of 20,000 tokens is 800 characters: {small}"
+    );
+    let config = project.path().join("skillhost.toml");
+    std::fs::write(
+        &config,
+        "[listing]\nbudget = 500\n\n[[provider]]\nbuiltin = \"local\"\nroots = [\".claude/skills\"]\n",
+    )
+    .unwrap();
+    let configured = chars(&[
+        "catalog",
+        "--config",
+        config.to_str().unwrap(),
+        "--for",
+        "model",
+        "--json",
+    ]);
+    assert!(configured <= 500, "{configured}");
+    let home = tempfile::tempdir().unwrap();
+    let both = skillhost(
+        &[
+            "catalog",
+            "--for",
+            "model",
+            "--listing-budget",
+            "600",
+            "--context-tokens",
+            "20000",
+        ],
+        project.path(),
+        home.path(),
+    );
+    assert!(!both.status.success(), "one or the other");
+}

@@ -151,3 +151,26 @@ fn a_remote_provider_reads_an_mcp_server_with_transport_mcp() {
     let (_, key, _) = error("[[provider]]\nbuiltin = \"local\"\ntransport = \"mcp\"\n");
     assert_eq!(key, "transport");
 }
+
+#[test]
+fn the_listing_table_sets_the_budget_in_characters_or_from_a_context_size() {
+    assert_eq!(parse("").unwrap().listing_budget, None);
+    assert_eq!(
+        parse("[listing]\nbudget = 12000\n").unwrap().listing_budget,
+        Some(12_000)
+    );
+    assert_eq!(
+        parse("[listing]\ncontext-tokens = 1000000\n")
+            .unwrap()
+            .listing_budget,
+        Some(40_000),
+        "1% of a million tokens at four characters a token"
+    );
+    let (line, key, message) = error("bundled = true\n[listing]\nbudget = 5\n");
+    assert_eq!((line, key.as_str()), (3, "budget"));
+    assert!(message.contains("5 is out of range"), "{message}");
+    let (line, key, _) = error("[listing]\nbudget = 9000\ncontext-tokens = 200000\n");
+    assert_eq!((line, key.as_str()), (1, "listing"));
+    let (_, key, _) = error("[listing]\nbudgte = 9000\n");
+    assert_eq!(key, "budgte");
+}

@@ -105,6 +105,9 @@ pub struct Config {
     /// Whether the bundled skills are added last (they are unless the file
     /// says `bundled = false` or places them itself).
     pub bundled: bool,
+    /// The model's listing budget in characters, when `[listing]` sets one
+    /// (`budget`, or `context-tokens` sized as the default is).
+    pub listing_budget: Option<usize>,
 }
 
 impl Config {

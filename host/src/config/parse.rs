@@ -23,7 +23,24 @@ struct File {
     bundled: Option<bool>,
     #[serde(default)]
     provider: Vec<Spanned<ProviderTable>>,
+    listing: Option<Spanned<ListingTable>>,
 }
+
+/// The `[listing]` table: how large the model's listing may be, as a
+/// budget in characters or the model's context size in tokens (one of them).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ListingTable {
+    budget: Option<Spanned<i64>>,
+    context_tokens: Option<Spanned<i64>>,
+}
+
+/// The fewest and most characters a listing budget may be: below the
+/// first not even one name with its note fits; above the second the listing
+/// would crowd out the conversation of any model there is.
+pub(super) const BUDGET_RANGE: std::ops::RangeInclusive<i64> = 200..=1_000_000;
+/// The context sizes, in tokens, a budget may be sized from.
+pub(super) const CONTEXT_RANGE: std::ops::RangeInclusive<i64> = 20_000..=100_000_000;
 
 /// One `[[provider]]` table.
 #[derive(Debug, Deserialize)]
@@ -371,12 +388,53 @@ pub(super) fn parse(text: &str, path: &Path, base: &Path) -> Result<Config, Erro
         providers.push(provider);
     }
     let placed = providers.iter().any(|p| p.source == Source::Bundled);
+    let listing_budget = match &file.listing {
+        Some(table) => reader.listing(table)?,
+        None => None,
+    };
     Ok(Config {
+        listing_budget,
         path: path.to_path_buf(),
         digest: skillhost_skill::digest::sha256(text.as_bytes()),
         providers,
         bundled: file.bundled.unwrap_or(true) && !placed,
     })
+}
+
+impl Reader<'_> {
+    /// The listing budget `[listing]` sets, in characters.
+    fn listing(&self, table: &Spanned<ListingTable>) -> Result<Option<usize>, Error> {
+        let header = line_of(self.text, table.span().start);
+        let table = table.get_ref();
+        let in_range = |value: &Spanned<i64>, key: &str, range: &std::ops::RangeInclusive<i64>| {
+            let line = line_of(self.text, value.span().start);
+            let n = *value.get_ref();
+            if range.contains(&n) {
+                Ok(usize::try_from(n).unwrap_or(usize::MAX))
+            } else {
+                Err(self.invalid(
+                    line,
+                    key,
+                    format!(
+                        "{n} is out of range: it must be {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                ))
+            }
+        };
+        match (&table.budget, &table.context_tokens) {
+            (Some(_), Some(_)) => Err(self.invalid(
+                header,
+                "listing",
+                "set budget (characters) or context-tokens, not both".to_string(),
+            )),
+            (Some(budget), None) => in_range(budget, "budget", &BUDGET_RANGE).map(Some),
+            (None, Some(tokens)) => in_range(tokens, "context-tokens", &CONTEXT_RANGE)
+                .map(|t| Some(crate::session::render::budget_for(t))),
+            (None, None) => Ok(None),
+        }
+    }
 }
 
 /// `scheme://host:port` with an explicit port and nothing else.

@@ -30,13 +30,21 @@ impl Catalog {
             .map(|i| &self.skills[i])
     }
 
-    /// The skill named `name`, or the first whose aliases include it.
+    /// The skill named `name`, or the first whose aliases include it, or
+    /// the first whose folder is named `name` (a skill served under a name
+    /// other than its folder's is still found by the folder people see).
     pub fn resolve(&self, name: &str) -> Option<&Arc<Skill>> {
-        self.get(name).or_else(|| {
-            self.skills
-                .iter()
-                .find(|s| s.frontmatter.aliases.iter().any(|a| a == name))
-        })
+        self.get(name)
+            .or_else(|| {
+                self.skills
+                    .iter()
+                    .find(|s| s.frontmatter.aliases.iter().any(|a| a == name))
+            })
+            .or_else(|| {
+                self.skills
+                    .iter()
+                    .find(|s| s.folder().as_deref() == Some(name))
+            })
     }
 
     /// The catalog JSON: `{"complete", "skills", "diagnostics"}` (its
@@ -114,6 +122,7 @@ mod tests {
             keys,
             [
                 "name",
+                "display_name",
                 "description",
                 "source",
                 "scope",

@@ -31,6 +31,19 @@ impl Scope {
             Scope::Remote => "remote",
         }
     }
+
+    /// Where skills of this scope stand when two compete for a name or a
+    /// place in a listing: lower first. A project's skills come before
+    /// the user's, the user's before remote ones, and the skills bundled
+    /// with the host last.
+    pub fn precedence(self) -> u8 {
+        match self {
+            Scope::Project => 0,
+            Scope::User => 1,
+            Scope::Remote => 2,
+            Scope::Bundled => 3,
+        }
+    }
 }
 
 /// One skill as the host knows it: validated, located on the host.
@@ -61,6 +74,25 @@ impl Skill {
     /// The skill's description, if it has one.
     pub fn description(&self) -> Option<&str> {
         self.frontmatter.description.as_deref()
+    }
+
+    /// The name of its folder, for a local skill that is a folder with its
+    /// document in it (not a flat `<name>.md`): a second way to ask for it,
+    /// as people name skills by the folder they see. A remote skill answers
+    /// only to its namespaced name, so a mirror's folder cannot pass for a
+    /// local skill's name.
+    pub fn folder(&self) -> Option<String> {
+        if !matches!(self.path, Location::Path(_)) || self.scope == Scope::Remote {
+            return None;
+        }
+        let path = self.path.to_string();
+        let base = self.base.to_string();
+        let document = path.strip_prefix(base.as_str())?.strip_prefix('/')?;
+        if !matches!(document, "SKILL.md" | "skill.md") {
+            return None;
+        }
+        let folder = base.trim_end_matches('/').rsplit('/').next()?;
+        (!folder.is_empty()).then(|| folder.to_string())
     }
 
     /// Whether the model may invoke it.
@@ -97,8 +129,9 @@ impl Skill {
 impl Serialize for Skill {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let f = &self.frontmatter;
-        let mut out = serializer.serialize_map(Some(20))?;
+        let mut out = serializer.serialize_map(Some(21))?;
         out.serialize_entry("name", &f.name)?;
+        out.serialize_entry("display_name", &f.display_name)?;
         out.serialize_entry("description", &f.description)?;
         out.serialize_entry("source", &self.source)?;
         out.serialize_entry("scope", self.scope.as_str())?;

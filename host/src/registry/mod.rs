@@ -158,6 +158,15 @@ impl Registry {
     /// unique: a provider whose id is taken is refused (two sources that
     /// would share an id need distinct labels or ids).
     pub fn add(&self, provider: Arc<Provider>) -> Result<(), Error> {
+        self.insert(provider, Vec::len)
+    }
+
+    /// Adds a provider at the place `at` picks among those registered.
+    fn insert(
+        &self,
+        provider: Arc<Provider>,
+        at: impl FnOnce(&Vec<Arc<Provider>>) -> usize,
+    ) -> Result<(), Error> {
         {
             let mut providers = self.write();
             if providers.iter().any(|p| p.id() == provider.id()) {
@@ -172,7 +181,8 @@ impl Registry {
                 })
             });
             provider.signals().set_notify(notify);
-            providers.push(provider.clone());
+            let index = at(&providers).min(providers.len());
+            providers.insert(index, provider.clone());
         }
         if let (Some(poller), Some(every)) = (lock(&self.poller).as_ref(), provider.poll_interval())
         {
@@ -180,6 +190,20 @@ impl Registry {
         }
         self.changed();
         Ok(())
+    }
+
+    /// Adds a provider below every provider of its scope's precedence or a
+    /// higher one and above the rest: a project root found below a touched
+    /// file ranks with the project's roots, above the user's and the
+    /// bundled skills, as the precedence rule says.
+    pub fn add_by_scope(&self, provider: Arc<Provider>) -> Result<(), Error> {
+        let rank = provider.scope().precedence();
+        self.insert(provider, |providers| {
+            providers
+                .iter()
+                .position(|p| p.scope().precedence() > rank)
+                .unwrap_or(providers.len())
+        })
     }
 
     /// Removes and disposes the provider with this id; its late callbacks do

@@ -198,8 +198,9 @@ fn reminder(skills: &[&Skill], options: RenderOptions) -> Option<String> {
     ))
 }
 
-/// Registers the nested roots `log` says the session discovered (lowest
-/// precedence), so a resumed session sees what it saw before.
+/// Registers the nested roots `log` says the session discovered, ranked
+/// with the project's roots (below them, above the user's and the bundled
+/// skills), so a resumed session sees what it saw before.
 pub fn register_discovered(
     runtime: &crate::Runtime,
     registry: &crate::Registry,
@@ -207,7 +208,7 @@ pub fn register_discovered(
     log: &dyn SessionLog,
 ) -> Result<(), Error> {
     for root in discovered_roots(log, cwd) {
-        registry.add(runtime.local_provider_in(root, Scope::Project)?)?;
+        registry.add_by_scope(runtime.local_provider_in(root, Scope::Project)?)?;
     }
     Ok(())
 }
@@ -244,7 +245,7 @@ pub fn touch(
         .map(|s| s.name().to_string())
         .collect();
     for root in &nested {
-        registry.add(runtime.local_provider_in(root, Scope::Project)?)?;
+        registry.add_by_scope(runtime.local_provider_in(root, Scope::Project)?)?;
     }
     record_discovered(&nested, log)?;
     let catalog = registry.snapshot();

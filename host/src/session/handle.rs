@@ -5,10 +5,11 @@
 //! asks for, recording each invocation when a usage store is attached.
 
 use super::activation::{self, Activation};
-use super::inject::{Injector, Outcome};
+use super::inject::{Injector, Outcome, visible_to_model};
 use super::invoke::{self, Caller, Invocation, Request};
 use super::log::SessionLog;
 use super::render::{Listing, RenderOptions};
+use super::search;
 use super::usage::Usage;
 use crate::error::Error;
 use crate::model::Catalog;
@@ -157,6 +158,19 @@ impl<'r, L: SessionLog> Session<'r, L> {
         let activated = activation::activated(&self.log);
         let catalog = self.registry.snapshot();
         self.injector(&catalog).listing(&catalog, &activated)
+    }
+
+    /// Page `page` (from 1) of the skills the model may see now that match
+    /// `query` (every word, in name, description or `when_to_use`), in the
+    /// listing's rank order: the way a model reaches the skills a listing
+    /// cut for its budget left out. Returns the page as the model reads it.
+    pub fn search(&mut self, query: &str, page: usize) -> String {
+        let activated = activation::activated(&self.log);
+        let catalog = self.registry.snapshot();
+        let scores = self.injector(&catalog).scores.unwrap_or_default();
+        let visible = visible_to_model(&catalog, &activated);
+        let found = search::search(&visible, &scores, query, page, search::PER_PAGE);
+        found.text(self.render.entry_cap, |next| format!("page {next}"))
     }
 
     /// Publishes the listing into the log as a full replacement, only if

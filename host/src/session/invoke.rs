@@ -37,6 +37,36 @@ pub struct Request<'a> {
     pub max_steps: Option<u32>,
 }
 
+/// Most of a skill's files an invocation names; the rest are counted. A
+/// skill's scripts and references are usually a handful, and a model
+/// given a few hundred paths reads none of them.
+pub const MAX_NAMED_FILES: usize = 50;
+
+/// Where a skill lives, as an invocation hands it over: its relative paths
+/// (`python scripts/recalc.py`) mean nothing without the folder they are
+/// relative to, and a model told which files exist reads the right one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Place {
+    /// The folder the skill's relative paths resolve against, as the host
+    /// knows it (what `${CLAUDE_SKILL_DIR}` becomes).
+    pub base: String,
+    /// The skill's other files, relative to `base`, sorted (at most
+    /// [`MAX_NAMED_FILES`]).
+    pub files: Vec<String>,
+    /// Files beyond those named.
+    pub more_files: usize,
+}
+
+impl Place {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "base": self.base,
+            "files": self.files,
+            "more_files": self.more_files,
+        })
+    }
+}
+
 /// What the embedder's runner executes for a `fork` skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForkPlan {
@@ -44,6 +74,9 @@ pub struct ForkPlan {
     pub skill: String,
     /// The expanded body: the sub-agent's prompt.
     pub prompt: String,
+    /// Where the skill lives: the sub-agent needs its folder and files as
+    /// much as an inline reader does.
+    pub place: Place,
     /// Tools the sub-agent may use (empty: no restriction).
     pub allowed_tools: Vec<String>,
     /// Whether those tools count as pre-approved (run without asking): a
@@ -73,6 +106,9 @@ impl ForkPlan {
             "effort": self.effort,
             "agent": self.agent,
             "max_steps": self.max_steps,
+            "base": self.place.base,
+            "files": self.place.files,
+            "more_files": self.place.more_files,
         })
     }
 }
@@ -84,8 +120,12 @@ pub enum Invocation {
     Inline {
         /// The skill's name.
         skill: String,
-        /// The expanded text.
+        /// Its description, for the title of [`Invocation::message`].
+        description: Option<String>,
+        /// The expanded body.
         text: String,
+        /// Where the skill lives.
+        place: Place,
     },
     /// A sub-agent to run.
     Fork(ForkPlan),
@@ -95,12 +135,113 @@ impl Invocation {
     /// The invocation as JSON.
     pub fn to_json(&self) -> serde_json::Value {
         match self {
-            Invocation::Inline { skill, text } => {
-                serde_json::json!({"context": "inline", "skill": skill, "text": text})
+            Invocation::Inline {
+                skill, text, place, ..
+            } => {
+                let mut value = serde_json::json!({
+                    "context": "inline",
+                    "skill": skill,
+                    "text": text,
+                    "message": self.message(str::to_string),
+                });
+                if let (Some(out), serde_json::Value::Object(more)) =
+                    (value.as_object_mut(), place.to_json())
+                {
+                    out.extend(more);
+                }
+                value
             }
             Invocation::Fork(plan) => plan.to_json(),
         }
     }
+
+    /// What the caller is handed, as seed 001 and Claude Code frame an
+    /// inline skill: a title with the description, the base directory, the
+    /// skill's files (each as `file` writes a relative path: itself in the
+    /// CLI, a `skill://` URI over MCP), then the expanded body. A fork
+    /// plan's message is the plan as indented JSON.
+    pub fn message(&self, file: impl Fn(&str) -> String) -> String {
+        let Invocation::Inline {
+            skill,
+            description,
+            text,
+            place,
+        } = self
+        else {
+            let Invocation::Fork(plan) = self else {
+                return String::new();
+            };
+            return serde_json::to_string_pretty(&plan.to_json())
+                .unwrap_or_else(|e| format!("the fork plan could not be written: {e}"));
+        };
+        let mut out = format!("# Skill: {skill}");
+        if let Some(d) = description
+            .as_deref()
+            .map(one_line)
+            .filter(|d| !d.is_empty())
+        {
+            out.push_str(&format!(" ({d})"));
+        }
+        out.push_str(&format!("\n\nBase directory: {}\n", place.base));
+        if !place.files.is_empty() {
+            out.push_str("Files:\n");
+            for path in &place.files {
+                out.push_str(&format!("- {}\n", file(path)));
+            }
+            if place.more_files > 0 {
+                out.push_str(&format!("- (and {} more)\n", place.more_files));
+            }
+        }
+        out.push('\n');
+        out.push_str(text);
+        out
+    }
+}
+
+/// A description as one line of at most 250 characters, safe to show.
+fn one_line(text: &str) -> String {
+    let flat: Vec<&str> = text.split_whitespace().collect();
+    let flat = crate::text::clean(&flat.join(" "));
+    match flat.char_indices().nth(250) {
+        Some((end, _)) => format!("{}…", &flat[..end]),
+        None => flat,
+    }
+}
+
+/// Where `skill` lives: its base and the files its provider lists now (a
+/// listing that fails names no file; the invocation still goes out).
+fn place_of(registry: &Registry, skill: &Skill) -> Place {
+    let mut files: Vec<String> = match registry.list_resources(skill.name()) {
+        Ok(resources) => resources
+            .into_iter()
+            .map(|r| crate::text::clean(&r.path))
+            .filter(|p| !is_document(skill, p))
+            .collect(),
+        Err(e) => {
+            tracing::warn!(skill = %skill.name(), "its files could not be listed: {e}");
+            Vec::new()
+        }
+    };
+    files.sort();
+    let more_files = files.len().saturating_sub(MAX_NAMED_FILES);
+    files.truncate(MAX_NAMED_FILES);
+    Place {
+        base: skill.base.to_string(),
+        files,
+        more_files,
+    }
+}
+
+/// Whether `path` (relative to the skill's base) is its document, which
+/// the invocation already is.
+fn is_document(skill: &Skill, path: &str) -> bool {
+    let document = skill.path.to_string();
+    let base = skill.base.to_string();
+    document
+        .strip_prefix(base.as_str())
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|rel| rel == path)
+        || matches!(path, "SKILL.md" | "skill.md")
 }
 
 /// Runs forked skills; the embedder implements it over its agent loop.
@@ -190,6 +331,11 @@ pub fn invoke(
             active
                 .iter()
                 .find(|s| s.frontmatter.aliases.iter().any(|a| a == request.name))
+        })
+        .or_else(|| {
+            active
+                .iter()
+                .find(|s| s.folder().as_deref() == Some(request.name))
         });
     let Some(skill) = found else {
         // A conditional skill the caller could use once activated says how
@@ -227,14 +373,18 @@ pub fn invoke(
     let body = skillhost_skill::invisible::strip(&doc.body);
     let text = substitute(&body, request.args, &dir, request.session_id);
     let f = &doc.skill.frontmatter;
+    let place = place_of(registry, &doc.skill);
     Ok(match f.context {
         Context::Inline => Invocation::Inline {
             skill: doc.skill.name().to_string(),
+            description: f.description.clone(),
             text,
+            place,
         },
         Context::Fork => Invocation::Fork(ForkPlan {
             skill: doc.skill.name().to_string(),
             prompt: text,
+            place,
             allowed_tools: f.allowed_tools.clone(),
             allowed_tools_approved: super::approval::tools_approved(registry, doc.skill.name()),
             model: f.model.clone(),

@@ -9,7 +9,9 @@ mod handle;
 pub mod inject;
 pub mod invoke;
 pub mod log;
+pub mod rank;
 pub mod render;
+pub mod search;
 pub mod usage;
 
 pub use handle::Session;

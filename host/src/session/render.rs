@@ -1,28 +1,27 @@
 //! The listing the model sees: one line per skill,
 //! `- name: description - when_to_use`, inside `<available_skills>` tags.
 //!
-//! Each entry's text is capped (250 characters by default) and the whole
-//! listing is held to a budget (8,000 characters by default). When the full
-//! listing does not fit, bundled skills keep their full entries and the
-//! others share what is left: every entry gets the same allowance, and what
-//! short entries do not use goes to the longer ones. Text is cut on
-//! character boundaries, with `…` where it was cut. Order is by name.
+//! Skills are listed in rank order ([`rank`](super::rank): precedence, then
+//! usage score, then name). Each entry's text is capped (250 characters by
+//! default) and the whole listing is held to a budget sized from the
+//! model's context (1% of 200,000 tokens: 8,000 characters, unless set).
+//! Over budget, descriptions go before names: from the lowest rank up, each
+//! group of equal rank shares what is left of its text (names only below
+//! [`MIN_SHARE`] characters each) before the next group is touched, and
+//! bundled skills keep their full text. Only when every description is gone
+//! are the lowest-ranked left out, and a closing note gives their count and
+//! the one way to reach them (a search the door offers). Text is cut on
+//! character boundaries, with `…` where it was cut.
 //!
 //! Whatever a skill says cannot change the listing's structure: `<`, `>`
 //! and `&` are written as `&lt;`, `&gt;` and `&amp;` (so exactly one block
 //! opens and closes), and control characters, line separators and
 //! bidirectional overrides become spaces. Lengths count what is written.
-//!
-//! [`render_ranked`] orders by a score instead (highest first, ties by
-//! name) and, when the listing must be cut, shortens the least-scored
-//! skills first: the lowest-scored group of equal scores shares what is
-//! left of its text (names only below [`MIN_SHARE`]) before the next group
-//! is touched, and bundled skills keep their full text.
 
+use super::rank::Key;
 use crate::model::{Scope, Skill};
 use crate::text::is_unsafe;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// Opening tag of the listing.
 pub const OPEN: &str = "<available_skills>";
@@ -32,6 +31,20 @@ pub const CLOSE: &str = "</available_skills>";
 /// names are listed.
 pub const MIN_SHARE: usize = 20;
 
+/// Tokens of context the default budget is sized for: a 200,000-token
+/// window, the size of the models agents most often run.
+pub const CONTEXT_TOKENS: usize = 200_000;
+/// Share of the context, in percent, the listing may take by default.
+/// Claude Code gives its skill listing 1% of the window and Codex 2%; the
+/// smaller share leaves the agent's own tools their room.
+pub const LISTING_PERCENT: usize = 1;
+/// Characters per token when sizing from tokens (English prose and
+/// identifiers average about four).
+pub const CHARS_PER_TOKEN: usize = 4;
+/// What the closing note says by default about reaching skills that were
+/// left out.
+pub const MORE_DEFAULT: &str = "find them with `skillhost catalog --search WORDS`";
+
 /// Caps on the listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenderOptions {
@@ -39,20 +52,47 @@ pub struct RenderOptions {
     pub entry_cap: usize,
     /// Most characters of the whole listing (between the tags).
     pub budget: usize,
+    /// How the closing note tells the model to reach skills left out
+    /// (what the door it is read through offers: a tool, a command).
+    pub more: &'static str,
+}
+
+impl RenderOptions {
+    /// The options for a model with `tokens` of context: a budget of
+    /// [`LISTING_PERCENT`] of it, in characters.
+    pub fn for_context(tokens: usize) -> Self {
+        Self::default().with_budget(budget_for(tokens))
+    }
+
+    /// These options with a budget of `budget` characters.
+    pub fn with_budget(self, budget: usize) -> Self {
+        RenderOptions { budget, ..self }
+    }
+
+    /// These options with the closing note pointing at `more`.
+    pub fn with_more(self, more: &'static str) -> Self {
+        RenderOptions { more, ..self }
+    }
+}
+
+/// The budget, in characters, for a model with `tokens` of context.
+pub fn budget_for(tokens: usize) -> usize {
+    tokens.saturating_mul(CHARS_PER_TOKEN) / 100 * LISTING_PERCENT
 }
 
 impl Default for RenderOptions {
+    /// 250 characters per entry, and the budget sized for
+    /// [`CONTEXT_TOKENS`] (8,000 characters).
     fn default() -> Self {
         RenderOptions {
             entry_cap: 250,
-            budget: 8_000,
+            budget: budget_for(CONTEXT_TOKENS),
+            more: MORE_DEFAULT,
         }
     }
 }
 
-/// A score per skill name for [`render_ranked`]; a skill not in the map
-/// scores zero.
-pub type Scores = HashMap<String, f64>;
+pub use super::rank::Scores;
 
 /// A rendered listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +182,8 @@ struct Item<'a> {
     description: Option<&'a str>,
     when: Option<&'a str>,
     bundled: bool,
+    /// Its rank, name aside.
+    key: Key,
     /// Characters of the entry text, capped.
     text_chars: usize,
 }
@@ -222,105 +264,50 @@ impl Item<'_> {
     }
 }
 
-/// Renders `skills` (already filtered to what the model may see).
+/// Renders `skills` (already filtered to what the model may see) in rank
+/// order with no usage scores: by precedence, then name.
 pub fn render(skills: &[&Skill], options: RenderOptions) -> Listing {
-    render_with(skills, options, None)
+    render_ranked(skills, options, &Scores::new())
 }
 
-/// Renders `skills` ordered by `scores`, highest first (ties by name),
-/// shortening the least-scored first when the budget cuts.
+/// Renders `skills` in rank order ([`rank`](super::rank)): precedence,
+/// then `scores` (highest first), then name; when the budget cuts, the
+/// lowest-ranked are shortened first and, only when every description is
+/// gone, left out.
 pub fn render_ranked(skills: &[&Skill], options: RenderOptions, scores: &Scores) -> Listing {
-    render_with(skills, options, Some(scores))
-}
-
-fn render_with(skills: &[&Skill], options: RenderOptions, scores: Option<&Scores>) -> Listing {
-    let mut items: Vec<Item<'_>> = skills
-        .iter()
-        .map(|s| {
-            let description = s.description().filter(|d| !d.trim().is_empty());
-            let when = s
-                .frontmatter
-                .when_to_use
-                .as_deref()
-                .filter(|w| !w.trim().is_empty());
-            let name = s.name();
-            let shown = escape(name);
-            let mut item = Item {
-                name,
-                name_chars: if shown.is_ascii() {
-                    shown.len()
-                } else {
-                    shown.chars().count()
-                },
-                shown,
-                description,
-                when,
-                bundled: s.scope == Scope::Bundled,
-                text_chars: 0,
-            };
-            item.text_chars = item.chars(options.entry_cap);
-            item
-        })
-        .collect();
-    // Catalogs arrive sorted by name; sorting is then a single check.
-    if !items.is_sorted_by(|a, b| a.name <= b.name) {
-        items.sort_by(|a, b| a.name.cmp(b.name));
-    }
-    let allowances = match scores {
-        None => allowances(&items, options.budget),
-        Some(scores) => {
-            let mut scored: Vec<(f64, Item<'_>)> = items
-                .into_iter()
-                .map(|i| (scores.get(i.name).copied().unwrap_or(0.0), i))
-                .collect();
-            // Stable: equal scores stay in name order.
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let ranked: Vec<f64> = scored.iter().map(|(s, _)| *s).collect();
-            items = scored.into_iter().map(|(_, i)| i).collect();
-            ranked_allowances(&items, &ranked, options.budget)
-        }
-    };
-    // As many entries as fit, with a closing note when some do not.
+    let mut items: Vec<Item<'_>> = skills.iter().map(|s| item(s, options, scores)).collect();
+    super::rank::sort(&mut items, |i| (&i.key, i.name));
+    let allowances = allowances(&items, options.budget);
     let lines: Vec<usize> = items
         .iter()
         .zip(&allowances)
         .map(|(item, &allowance)| item.line_chars(allowance.min(item.text_chars)))
         .collect();
-    let note = |left: usize| format!("- (and {left} more; ask for a skill by name)");
-    let note_chars = |left: usize| note(0).chars().count() - 1 + left.to_string().len();
-    let mut prefix = Vec::with_capacity(lines.len() + 1);
-    prefix.push(0usize);
-    for chars in &lines {
-        prefix.push(prefix[prefix.len() - 1] + chars);
-    }
-    let length = |kept: usize| {
-        let left = items.len() - kept;
-        let parts = kept + usize::from(left > 0);
-        let note = if left > 0 { note_chars(left) } else { 0 };
-        prefix[kept] + note + parts.saturating_sub(1)
-    };
-    // Everything, or as many entries as fit before the closing note.
-    let mut kept = items.len();
-    if length(kept) > options.budget {
-        kept = 0;
-        while kept < items.len() && length(kept + 1) <= options.budget {
-            kept += 1;
-        }
-    }
+    let keep = kept(&items, &lines, options);
+    let left = keep.iter().filter(|k| !**k).count();
     let mut inner = String::new();
-    let mut names = Vec::with_capacity(kept);
-    for (item, allowance) in items.iter().zip(&allowances).take(kept) {
+    let mut names = Vec::with_capacity(items.len() - left);
+    for ((item, allowance), _) in items
+        .iter()
+        .zip(&allowances)
+        .zip(&keep)
+        .filter(|(_, keep)| **keep)
+    {
         if !inner.is_empty() {
             inner.push('\n');
         }
         item.write(&mut inner, *allowance);
         names.push(item.name.to_string());
     }
-    if kept < items.len() && length(kept) <= options.budget {
-        if !inner.is_empty() {
-            inner.push('\n');
+    if left > 0 {
+        let note = note(left, options.more);
+        let written = inner.chars().count() + usize::from(!inner.is_empty());
+        if written + note.chars().count() <= options.budget {
+            if !inner.is_empty() {
+                inner.push('\n');
+            }
+            inner.push_str(&note);
         }
-        inner.push_str(&note(items.len() - kept));
     }
     let content = if inner.is_empty() {
         format!("{OPEN}\n{CLOSE}")
@@ -334,84 +321,95 @@ fn render_with(skills: &[&Skill], options: RenderOptions, scores: Option<&Scores
     }
 }
 
-/// How many text characters each entry may have: everything when the full
-/// listing fits; otherwise bundled entries keep theirs and the others share
-/// the rest fairly (names only when the share is too small).
-fn allowances(items: &[Item<'_>], budget: usize) -> Vec<usize> {
-    let newlines = items.len().saturating_sub(1);
-    let full: usize = items
-        .iter()
-        .map(|i| i.line_chars(i.text_chars))
-        .sum::<usize>()
-        + newlines;
-    if full <= budget {
-        return items.iter().map(|i| i.text_chars).collect();
-    }
-    let fixed: usize = items
-        .iter()
-        .map(|i| {
-            if i.bundled {
-                i.line_chars(i.text_chars)
-            } else {
-                i.line_chars(0) + 2
-            }
-        })
-        .sum::<usize>()
-        + newlines;
-    // How many non-bundled entries have each text length (lengths are
-    // capped, so this is a short table).
-    let mut count_by_length: Vec<usize> = Vec::new();
-    let mut others = 0usize;
-    for item in items.iter().filter(|i| !i.bundled) {
-        if count_by_length.len() <= item.text_chars {
-            count_by_length.resize(item.text_chars + 1, 0);
-        }
-        count_by_length[item.text_chars] += 1;
-        others += 1;
-    }
-    let room = budget.saturating_sub(fixed);
-    if others == 0 || room < others * MIN_SHARE {
-        return items
-            .iter()
-            .map(|i| if i.bundled { i.text_chars } else { 0 })
-            .collect();
-    }
-    // The largest cap whose total fits: short entries keep all they have,
-    // the rest get the cap.
-    let total_at = |cap: usize| -> usize {
-        count_by_length
-            .iter()
-            .enumerate()
-            .map(|(length, count)| length.min(cap) * count)
-            .sum()
+/// One line per skill of `skills`, in the order given, each entry capped at
+/// `entry_cap` and escaped as the listing escapes it (what a page of search
+/// results shows).
+pub fn lines(skills: &[&Skill], entry_cap: usize) -> String {
+    let options = RenderOptions {
+        entry_cap,
+        ..RenderOptions::default()
     };
-    let (mut low, mut high) = (0usize, count_by_length.len().saturating_sub(1));
-    while low < high {
-        let mid = (low + high).div_ceil(2);
-        if total_at(mid) <= room {
-            low = mid;
-        } else {
-            high = mid - 1;
+    let mut out = String::new();
+    for skill in skills {
+        if !out.is_empty() {
+            out.push('\n');
         }
+        let item = item(skill, options, &Scores::new());
+        item.write(&mut out, item.text_chars);
     }
-    items
-        .iter()
-        .map(|i| {
-            if i.bundled {
-                i.text_chars
-            } else {
-                i.text_chars.min(low)
-            }
-        })
-        .collect()
+    out
 }
 
-/// [`allowances`] for items in descending score order (`scores` beside
-/// them): every entry keeps its full text unless the listing is over
-/// budget; then, from the lowest score up, each group of equal scores
-/// (bundled entries left out) gives up text — all of it when that is not
-/// enough, else the least that makes the listing fit, shared under one cap.
-fn ranked_allowances(items: &[Item<'_>], scores: &[f64], budget: usize) -> Vec<usize> {
+/// The closing note for `left` skills not listed.
+fn note(left: usize, more: &str) -> String {
+    format!("- (and {left} more not listed: {more})")
+}
+
+fn item<'a>(s: &'a Skill, options: RenderOptions, scores: &Scores) -> Item<'a> {
+    let description = s.description().filter(|d| !d.trim().is_empty());
+    let when = s
+        .frontmatter
+        .when_to_use
+        .as_deref()
+        .filter(|w| !w.trim().is_empty());
+    let name = s.name();
+    let shown = escape(name);
+    let mut item = Item {
+        name,
+        name_chars: if shown.is_ascii() {
+            shown.len()
+        } else {
+            shown.chars().count()
+        },
+        shown,
+        description,
+        when,
+        bundled: s.scope == Scope::Bundled,
+        key: Key::of(s, scores),
+        text_chars: 0,
+    };
+    item.text_chars = item.chars(options.entry_cap);
+    item
+}
+
+/// Which entries stay listed, given each one's line length: all when they
+/// fit; otherwise the lowest-ranked go first, bundled ones last of all (the
+/// host's own few skills on how skills work), until the rest and the
+/// closing note fit.
+fn kept(items: &[Item<'_>], lines: &[usize], options: RenderOptions) -> Vec<bool> {
+    let mut keep = vec![true; items.len()];
+    let mut total: usize = lines.iter().sum::<usize>() + items.len().saturating_sub(1);
+    if total <= options.budget {
+        return keep;
+    }
+    let mut listed = items.len();
+    let over = |total: usize, listed: usize| {
+        let left = items.len() - listed;
+        let note = note(left, options.more).chars().count();
+        total + usize::from(listed > 0) + note > options.budget
+    };
+    let order = (0..items.len())
+        .rev()
+        .filter(|&i| !items[i].bundled)
+        .chain((0..items.len()).rev().filter(|&i| items[i].bundled));
+    for i in order {
+        if !over(total, listed) {
+            break;
+        }
+        keep[i] = false;
+        listed -= 1;
+        // Its line and, but for the last one listed, a newline.
+        total -= lines[i] + usize::from(listed > 0);
+    }
+    keep
+}
+
+/// How many text characters each entry may have (entries in rank order):
+/// every entry keeps its full text unless the listing is over budget;
+/// then, from the lowest rank up, each group of equal rank (bundled entries
+/// left out) gives up text — all of it when that is not enough, else the
+/// least that makes the listing fit, shared under one cap.
+fn allowances(items: &[Item<'_>], budget: usize) -> Vec<usize> {
     let mut allow: Vec<usize> = items.iter().map(|i| i.text_chars).collect();
     let full: usize = items
         .iter()
@@ -421,9 +419,10 @@ fn ranked_allowances(items: &[Item<'_>], scores: &[f64], budget: usize) -> Vec<u
     let mut excess = full.saturating_sub(budget);
     let mut end = items.len();
     while excess > 0 && end > 0 {
+        let last = items[end - 1].key;
         let start = (0..end)
             .rev()
-            .take_while(|&i| scores[i].total_cmp(&scores[end - 1]).is_eq())
+            .take_while(|&i| items[i].key.same(&last))
             .last()
             .unwrap_or(end - 1);
         let group: Vec<usize> = (start..end).filter(|&i| !items[i].bundled).collect();

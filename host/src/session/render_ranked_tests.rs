@@ -61,6 +61,7 @@ fn over_budget_the_least_scored_are_shortened_first() {
     let options = RenderOptions {
         entry_cap: 250,
         budget: 1_600,
+        ..RenderOptions::default()
     };
     let listing = render_ranked(&refs, options, &ranked);
     assert!(listing.inner.chars().count() <= 1_600);
@@ -95,6 +96,7 @@ fn bundled_skills_keep_their_text_however_low_they_score() {
     let options = RenderOptions {
         entry_cap: 250,
         budget: 1_000,
+        ..RenderOptions::default()
     };
     let listing = render_ranked(&refs, options, &ranked);
     assert!(listing.inner.chars().count() <= 1_000);
@@ -118,6 +120,7 @@ fn equal_scores_share_the_cut_fairly() {
     let options = RenderOptions {
         entry_cap: 250,
         budget: 1_000,
+        ..RenderOptions::default()
     };
     let listing = render_ranked(&refs, options, &scores(&[("top", 3.0)]));
     assert!(line(&listing, "top").ends_with(&"t".repeat(200)));
@@ -140,6 +143,7 @@ fn ranked_output_does_not_depend_on_input_order() {
     let options = RenderOptions {
         entry_cap: 250,
         budget: 2_500,
+        ..RenderOptions::default()
     };
     let forward: Vec<&Skill> = skills.iter().collect();
     let backward: Vec<&Skill> = skills.iter().rev().collect();
@@ -161,10 +165,15 @@ fn when_names_alone_do_not_fit_the_least_scored_are_left_out() {
     let options = RenderOptions {
         entry_cap: 250,
         budget: 1_000,
+        ..RenderOptions::default()
     };
     let listing = render_ranked(&refs, options, &ranked);
     assert!(listing.inner.chars().count() <= 1_000);
     assert_eq!(listing.names[0], "skill-399");
     assert!(listing.names.iter().all(|n| n.as_str() > "skill-300"));
-    assert!(listing.inner.ends_with("more; ask for a skill by name)"));
+    assert!(
+        listing
+            .inner
+            .ends_with(&format!("more not listed: {MORE_DEFAULT})"))
+    );
 }

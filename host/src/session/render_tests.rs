@@ -52,6 +52,7 @@ fn over_budget_bundled_keep_full_text_and_others_share_the_rest() {
     let options = RenderOptions {
         entry_cap: 250,
         budget: 2_000,
+        ..RenderOptions::default()
     };
     let listing = render(&all, options);
     assert!(
@@ -90,6 +91,7 @@ fn short_entries_leave_their_share_to_long_ones() {
     let options = RenderOptions {
         entry_cap: 250,
         budget: 150,
+        ..RenderOptions::default()
     };
     let listing = render(&[&short, &long], options);
     assert!(listing.inner.contains("- short: tiny"));
@@ -116,7 +118,7 @@ fn a_listing_that_cannot_fit_says_how_many_are_left_out() {
             .lines()
             .last()
             .unwrap()
-            .contains("more; ask for a skill by name")
+            .contains("more not listed: find them with")
     );
     assert!(listing.names.len() < 2_000);
 }
@@ -157,4 +159,100 @@ fn an_empty_listing_is_just_the_tags() {
     let listing = render(&[], RenderOptions::default());
     assert_eq!(listing.inner, "");
     assert_eq!(listing.content, format!("{OPEN}\n{CLOSE}"));
+}
+
+#[test]
+fn project_skills_list_first_and_lose_their_text_last() {
+    let users: Vec<Skill> = (0..60)
+        .map(|i| {
+            skill(
+                &format!("a-user-{i:02}"),
+                &"u".repeat(200),
+                None,
+                Scope::User,
+            )
+        })
+        .collect();
+    let project = skill("z-project", &"p".repeat(200), None, Scope::Project);
+    let bundled = skill("b-bundled", &"b".repeat(200), None, Scope::Bundled);
+    let mut all: Vec<&Skill> = users.iter().collect();
+    all.push(&project);
+    all.push(&bundled);
+    let listing = render(&all, RenderOptions::default().with_budget(3_000));
+    assert_eq!(listing.names[0], "z-project");
+    assert_eq!(listing.names.last().map(String::as_str), Some("b-bundled"));
+    assert!(
+        listing
+            .inner
+            .starts_with(&format!("- z-project: {}\n", "p".repeat(200)))
+    );
+    assert!(
+        listing
+            .inner
+            .contains(&format!("- b-bundled: {}", "b".repeat(200)))
+    );
+    assert_eq!(
+        listing.names.len(),
+        62,
+        "names go only after every description"
+    );
+    assert!(listing.inner.chars().count() <= 3_000);
+}
+
+#[test]
+fn at_550_skills_every_name_left_out_is_counted_and_the_way_to_reach_it_named() {
+    let users: Vec<Skill> = (0..550)
+        .map(|i| {
+            skill(
+                &format!("community-skill-{i:03}"),
+                "Does one useful thing when the task calls for it",
+                None,
+                Scope::User,
+            )
+        })
+        .collect();
+    let project = skill("xlsx", "Spreadsheets", None, Scope::Project);
+    let bundled = skill(
+        "writing-skills",
+        "How to write a SKILL.md",
+        None,
+        Scope::Bundled,
+    );
+    let mut all: Vec<&Skill> = users.iter().collect();
+    all.push(&project);
+    all.push(&bundled);
+    let options = RenderOptions::default().with_more("call search_skills");
+    let listing = render(&all, options);
+    assert!(listing.inner.chars().count() <= options.budget);
+    assert_eq!(
+        listing.names[0], "xlsx",
+        "the project's own skill is listed first"
+    );
+    // Names alone do not fit: every description but the bundled ones went
+    // before any name did.
+    assert!(listing.inner.starts_with("- xlsx\n"));
+    assert!(
+        listing
+            .inner
+            .contains("- writing-skills: How to write a SKILL.md")
+    );
+    let left = all.len() - listing.names.len();
+    assert!(left > 0);
+    assert!(
+        listing.inner.ends_with(&format!(
+            "- (and {left} more not listed: call search_skills)"
+        )),
+        "{}",
+        listing.inner
+    );
+}
+
+#[test]
+fn the_default_budget_is_one_percent_of_a_200k_context() {
+    assert_eq!(RenderOptions::default().budget, 8_000);
+    assert_eq!(RenderOptions::for_context(1_000_000).budget, 40_000);
+    assert_eq!(
+        RenderOptions::for_context(200_000),
+        RenderOptions::default()
+    );
 }

@@ -5,7 +5,7 @@
 use crate::support::*;
 use rmcp::model::{CallToolRequestParams, ContentBlock, GetPromptRequestParams};
 use serde_json::{Value, json};
-use skillhost::session::invoke::{self, Caller, Invocation, Request};
+use skillhost::session::invoke::{self, Caller, Request};
 use std::collections::BTreeSet;
 
 const FIXTURE: &[(&str, &[u8])] = &[
@@ -13,6 +13,7 @@ const FIXTURE: &[(&str, &[u8])] = &[
         "review/SKILL.md",
         b"---\nname: review\ndescription: Review a change\nargument-hint: \"[ref]\"\n---\nReview $ARGUMENTS carefully. First: $0.\n",
     ),
+    ("review/scripts/check.sh", b"#!/bin/sh\necho ok\n"),
     (
         "deploy/SKILL.md",
         b"---\nname: deploy\ndescription: Ship it\ndisable-model-invocation: true\n---\nDeploy $0 now.\n",
@@ -41,10 +42,14 @@ fn expected(served: &Served, name: &str, args: &[&str], caller: Caller) -> Strin
         session_id: "",
         max_steps: None,
     };
-    match invoke::invoke(served.live.registry(), &request, &BTreeSet::new()).unwrap() {
-        Invocation::Inline { text, .. } => text,
-        Invocation::Fork(plan) => serde_json::to_string_pretty(&plan.to_json()).unwrap(),
-    }
+    let invocation = invoke::invoke(served.live.registry(), &request, &BTreeSet::new()).unwrap();
+    let root = served
+        .live
+        .view()
+        .entry_named(name)
+        .map(|e| e.root.clone())
+        .unwrap();
+    invocation.message(|rel| skillhost_mcp::uri::file_uri(&root, rel))
 }
 
 fn text_of(content: &ContentBlock) -> String {
@@ -87,9 +92,24 @@ async fn user_invocable_skills_are_prompts_expanded_exactly_as_invoke_as_user() 
             text_of(&got.messages[0].content),
             expected(&served, "review", &["HEAD~1", "two words"], Caller::User)
         );
+        // Seed 001's frame: the title, the base directory, the files as
+        // the URIs resources/read serves, then the body.
+        let text = text_of(&got.messages[0].content);
+        let base = served.root.join("review");
+        let root = served
+            .live
+            .view()
+            .entry_named("review")
+            .unwrap()
+            .root
+            .clone();
         assert_eq!(
-            text_of(&got.messages[0].content),
-            "Review HEAD~1 two words carefully. First: HEAD~1.\n"
+            text,
+            format!(
+                "# Skill: review (Review a change)\n\nBase directory: {}\nFiles:\n- {root}/scripts/check.sh\n\n\
+                 Review HEAD~1 two words carefully. First: HEAD~1.\n",
+                base.display()
+            )
         );
         let fork = client
             .get_prompt(GetPromptRequestParams::new("forked"))
@@ -115,7 +135,7 @@ async fn the_skill_tool_lists_what_the_model_may_call_and_runs_exactly_as_invoke
     let served = Served::start(FIXTURE).await;
     let client = legacy(&served.url).await;
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 1);
+    assert_eq!(tools.len(), 2, "skill and search_skills");
     let description = tools[0].description.as_deref().unwrap();
     assert!(description.contains("<available_skills>"), "{description}");
     for listed in [
@@ -147,7 +167,8 @@ async fn the_skill_tool_lists_what_the_model_may_call_and_runs_exactly_as_invoke
     );
     let (error, text) = call(&client, json!({"name": "helper"})).await;
     assert!(!error);
-    assert_eq!(text, "Know this.\n");
+    assert!(text.starts_with("# Skill: helper (Background knowledge)\n\nBase directory: "));
+    assert!(text.ends_with("\n\nKnow this.\n"), "{text}");
 
     let (error, text) = call(&client, json!({"name": "forked", "arguments": "the logs"})).await;
     assert!(!error);
@@ -156,6 +177,11 @@ async fn the_skill_tool_lists_what_the_model_may_call_and_runs_exactly_as_invoke
     assert_eq!(plan["prompt"], "Investigate the logs.\n");
     assert_eq!(plan["allowed_tools"], json!(["Read", "Grep"]));
     assert_eq!(plan["model"], "haiku");
+    assert_eq!(
+        plan["base"],
+        served.root.join("forked").display().to_string(),
+        "a fork plan carries where the skill lives"
+    );
 
     let (error, text) = call(&client, json!({"name": "deploy"})).await;
     assert!(error);
@@ -176,7 +202,7 @@ async fn the_skill_tool_lists_what_the_model_may_call_and_runs_exactly_as_invoke
     let (error, _) = call(&client, json!({})).await;
     assert!(error, "a call without a name is refused");
     let other = client.call_tool(CallToolRequestParams::new("other")).await;
-    assert!(other.is_err(), "there is one tool");
+    assert!(other.is_err(), "no tool of that name");
     client.cancel().await.unwrap();
     served.stop().await;
 }

@@ -8,5 +8,6 @@ mod listing;
 mod live;
 mod remote;
 mod safety;
+mod scale;
 mod sessions;
 mod support;

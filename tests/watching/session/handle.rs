@@ -105,6 +105,15 @@ fn a_session_with_a_store_ranks_by_its_scores_and_records_each_invocation() {
         "nothing to record against"
     );
     assert_eq!(first_listed(&session.listing()), "with-vars");
+    // Search ranks as the listing does.
+    let page = session.search("", 1);
+    let first = page.lines().nth(1).unwrap();
+    assert!(first.starts_with("- with-vars:"), "{page}");
+    assert!(
+        session
+            .search("greets", 1)
+            .contains("- greet: Greets someone")
+    );
     assert!(session.take_warnings().is_empty());
 }
 

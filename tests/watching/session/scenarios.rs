@@ -358,3 +358,65 @@ fn a_nested_skill_folder_below_a_touched_file_becomes_a_root() {
         "registered once"
     );
 }
+
+#[test]
+fn a_nested_project_root_outranks_the_users_root_now_and_after_a_restart() {
+    let project = Project::new();
+    let user = project.cwd.parent().unwrap().join("home-skills");
+    write(
+        &user,
+        "webby/SKILL.md",
+        b"---\ndescription: The user's webby\n---\nuser\n",
+    );
+    write(
+        &project.cwd.join("packages/web/.agents/skills"),
+        "webby/SKILL.md",
+        b"---\ndescription: The package's webby\n---\npackage\n",
+    );
+    let sources = Sources {
+        roots: vec![
+            (project.skills(), skillhost::Scope::Project),
+            (user, skillhost::Scope::User),
+        ],
+        remotes: Vec::new(),
+        bundled: true,
+    };
+    let registry = project.runtime.registry_for_sources(&sources).unwrap();
+    let mut log = JsonlLog::open(&project.session).unwrap();
+    let touched = [project.cwd.join("packages/web/src/index.ts")];
+    activation::touch(
+        &project.runtime,
+        &registry,
+        &project.cwd,
+        &touched,
+        &mut log,
+        RenderOptions::default(),
+    )
+    .unwrap();
+    let scopes: Vec<_> = registry.providers().iter().map(|p| p.scope()).collect();
+    assert_eq!(
+        scopes,
+        [
+            skillhost::Scope::Project,
+            skillhost::Scope::Project,
+            skillhost::Scope::User,
+            skillhost::Scope::Bundled
+        ]
+    );
+    let description = |registry: &Registry| {
+        registry
+            .snapshot()
+            .get("webby")
+            .and_then(|s| s.description().map(str::to_string))
+    };
+    assert_eq!(
+        description(&registry).as_deref(),
+        Some("The package's webby")
+    );
+    let restarted = project.runtime.registry_for_sources(&sources).unwrap();
+    activation::register_discovered(&project.runtime, &restarted, &project.cwd, &log).unwrap();
+    assert_eq!(
+        description(&restarted).as_deref(),
+        Some("The package's webby")
+    );
+}

@@ -1,0 +1,110 @@
+//! The one order every door lists skills in — `inject`, `catalog --for
+//! model`, the MCP tool, prompts and search, and [`Session`](super::Session):
+//! by precedence of where a skill comes from (project, then user, then
+//! remote, then bundled), then by usage score (highest first), then by name.
+//!
+//! Precedence comes first because it is the rule that decides which of two
+//! same-named skills wins; a listing that ranked a user's skill above the
+//! project's would contradict the catalog it lists. Usage orders skills of
+//! one precedence, so what an agent uses stays in view when a listing must
+//! be cut; the name makes the order total, so one catalog and one store
+//! always give one text.
+
+use crate::model::Skill;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+/// A score per skill name (higher lists first); a skill not in the map
+/// scores zero.
+pub type Scores = HashMap<String, f64>;
+
+/// What a skill is ranked by, name aside: equal keys share a fate when a
+/// listing is cut.
+#[derive(Debug, Clone, Copy)]
+pub struct Key {
+    /// [`Scope::precedence`] of its scope.
+    pub precedence: u8,
+    /// Its usage score.
+    pub score: f64,
+}
+
+impl Key {
+    /// The key of `skill` under `scores`.
+    pub fn of(skill: &Skill, scores: &Scores) -> Key {
+        Key {
+            precedence: skill.scope.precedence(),
+            score: scores.get(skill.name()).copied().unwrap_or(0.0),
+        }
+    }
+
+    /// Whether `self` lists before `other` (`Less`), after, or beside it.
+    pub fn order(&self, other: &Key) -> Ordering {
+        self.precedence
+            .cmp(&other.precedence)
+            .then_with(|| other.score.total_cmp(&self.score))
+    }
+
+    /// Whether two keys rank alike.
+    pub fn same(&self, other: &Key) -> bool {
+        self.order(other).is_eq()
+    }
+}
+
+/// `skills` in rank order.
+pub fn ranked<'a>(skills: &[&'a Skill], scores: &Scores) -> Vec<&'a Skill> {
+    let mut keyed: Vec<(Key, &'a Skill)> =
+        skills.iter().map(|s| (Key::of(s, scores), *s)).collect();
+    sort(&mut keyed, |(key, skill)| (key, skill.name()));
+    keyed.into_iter().map(|(_, s)| s).collect()
+}
+
+/// Sorts `items` into rank order by the key and name `of` gives; a slice
+/// already in order (the usual catalog of one scope, unscored) costs one
+/// pass.
+pub fn sort<T>(items: &mut [T], of: impl Fn(&T) -> (&Key, &str)) {
+    let order = |a: &T, b: &T| {
+        let ((ka, na), (kb, nb)) = (of(a), of(b));
+        ka.order(kb).then_with(|| na.cmp(nb))
+    };
+    if !items.is_sorted_by(|a, b| order(a, b).is_le()) {
+        items.sort_by(order);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Location, Scope};
+    use skillhost_skill::frontmatter::Frontmatter;
+
+    fn skill(name: &str, scope: Scope) -> Skill {
+        Skill {
+            source: "test".into(),
+            scope,
+            path: Location::Path(format!("/s/{name}/SKILL.md").into()),
+            base: Location::Path(format!("/s/{name}").into()),
+            frontmatter: Frontmatter::defaults(name),
+            json: None,
+        }
+    }
+
+    #[test]
+    fn precedence_comes_before_usage_and_usage_before_name() {
+        let bundled = skill("a-bundled", Scope::Bundled);
+        let user_used = skill("z-user", Scope::User);
+        let user = skill("b-user", Scope::User);
+        let project = skill("y-project", Scope::Project);
+        let remote = skill("c-remote", Scope::Remote);
+        let scores: Scores = [("z-user".to_string(), 3.0), ("a-bundled".to_string(), 9.0)]
+            .into_iter()
+            .collect();
+        let order: Vec<&str> = ranked(&[&bundled, &user, &remote, &user_used, &project], &scores)
+            .iter()
+            .map(|s| s.name())
+            .collect();
+        assert_eq!(
+            order,
+            ["y-project", "z-user", "b-user", "c-remote", "a-bundled"]
+        );
+    }
+}
