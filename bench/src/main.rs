@@ -21,7 +21,9 @@
 //! - `remote-mcp` ([`remote_mcp`]): the remote provider over MCP, cold and
 //!   on an unchanged poll;
 //! - `component` ([`component`]): a big provider component's first start,
-//!   cached start, restart after a fault and memory per idle instance.
+//!   cached start, restart after a fault and memory per idle instance;
+//! - `reach` ([`reach`]): what a model can reach of 570 skills through the
+//!   listing, the MCP tool's description and search (counts, not times).
 
 mod attack;
 mod catalog;
@@ -29,6 +31,7 @@ mod catalog_json;
 mod child;
 mod component;
 mod latency;
+mod reach;
 mod remote_mcp;
 mod scan;
 mod serve;
@@ -124,6 +127,9 @@ enum Bench {
         #[arg(long, default_value_t = 500, value_name = "N")]
         page_size: usize,
     },
+    /// What a model reaches of 570 skills: the listing, the MCP tool's
+    /// description, search.
+    Reach,
     /// A provider component's first start, cached start, restarts after a
     /// fault, and memory per idle instance.
     Component {
@@ -211,6 +217,11 @@ fn run(cli: Cli) -> Result<()> {
         }
         Bench::RemoteMcp { size, page_size } => {
             let report = remote_mcp::run(&runtime()?, size.skills, size.rounds.max(3), page_size)?;
+            (report.to_json(), report.render())
+        }
+        Bench::Reach => {
+            let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let report = reach::run(&workspace);
             (report.to_json(), report.render())
         }
         Bench::Component { file, reps } => {

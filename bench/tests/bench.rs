@@ -304,3 +304,22 @@ fn the_skillhost_binary_has_no_bench_command() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn the_reach_bench_counts_what_each_door_shows_and_search_reaches_every_skill() {
+    let report = bench_json(&["reach"]);
+    assert_eq!(report["skills"], 570, "{report}");
+    assert_eq!(report["found_by_search"], 570, "{report}");
+    assert_eq!(report["project_named"], 17, "{report}");
+    let tool = &report["tool"];
+    assert!(
+        tool["chars"].as_u64().is_some_and(|c| c <= 2_048),
+        "{report}"
+    );
+    for door in ["listing", "tool"] {
+        let d = &report[door];
+        let named = d["named"].as_u64().unwrap();
+        let left = d["left_out"].as_u64().unwrap();
+        assert_eq!(named + left, 570, "every skill named or counted: {report}");
+    }
+}

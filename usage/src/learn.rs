@@ -8,6 +8,7 @@
 
 use super::error::Error;
 use super::patterns::{Pattern, skill_name};
+use super::steps::{is_trivial, parse};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -44,7 +45,11 @@ pub fn plan(
 ) -> Vec<Planned> {
     let mut taken: BTreeSet<String> = BTreeSet::new();
     let mut out = Vec::new();
-    for pattern in patterns.iter().filter(|p| p.confidence >= min_confidence) {
+    // A loop of one step (the same tool again and again) is no skill.
+    for pattern in patterns
+        .iter()
+        .filter(|p| p.confidence >= min_confidence && !is_trivial(&p.tools))
+    {
         let base = skill_name(&pattern.tools);
         let name = (1..)
             .map(|n| {
@@ -121,13 +126,19 @@ fn shown(tool: &str) -> String {
     cut
 }
 
-/// `a, b, then c`.
+/// The steps in a sentence: `Run \`git add\`, edit a .rs file, then call
+/// \`search\``.
 fn sequence(tools: &[String]) -> String {
-    let shown: Vec<String> = tools.iter().map(|t| shown(t)).collect();
-    match shown.split_last() {
+    let phrases: Vec<String> = tools.iter().map(|t| parse(t).phrase(shown)).collect();
+    let text = match phrases.split_last() {
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{}, then {last}", rest.join(", ")),
         None => String::new(),
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => text,
     }
 }
 
@@ -140,10 +151,10 @@ fn quoted(text: &str) -> String {
 pub fn skill_md(pattern: &Pattern, name: &str) -> String {
     let steps = sequence(&pattern.tools);
     let description = format!(
-        "Runs {steps}: a sequence of tool calls repeated in {} sessions.",
+        "{steps}: a sequence repeated in {} sessions.",
         pattern.frequency
     );
-    let when = format!("When a task calls for {steps}.");
+    let when = format!("When a task needs these steps: {steps}.");
     let mut out = format!(
         "---\nname: {name}\ndescription: {}\nwhen_to_use: {}\nversion: \"{VERSION}\"\npinned: false\n\
          metadata:\n  generated-by: skillhost learn\n  sessions: \"{}\"\n  confidence: \"{:.2}\"\n  \
@@ -158,8 +169,17 @@ pub fn skill_md(pattern: &Pattern, name: &str) -> String {
         pattern.tools.len(),
         pattern.frequency,
     );
-    for (i, tool) in pattern.tools.iter().enumerate() {
-        out.push_str(&format!("{}. Call `{}`.\n", i + 1, shown(tool)));
+    for (i, label) in pattern.tools.iter().enumerate() {
+        let step = parse(label);
+        let mut phrase = step.phrase(shown);
+        if step.detail.is_some() {
+            phrase.push_str(&format!(" (with `{}`)", shown(&step.tool)));
+        }
+        let phrase: String = match phrase.chars().next() {
+            Some(first) => first.to_uppercase().chain(phrase.chars().skip(1)).collect(),
+            None => phrase,
+        };
+        out.push_str(&format!("{}. {phrase}.\n", i + 1));
     }
     out
 }
@@ -191,7 +211,7 @@ mod tests {
         assert_eq!(
             f.description.as_deref(),
             Some(
-                "Runs search_papers, download_paper, then rag_search: a sequence of tool calls \
+                "Call `search_papers`, call `download_paper`, then call `rag_search`: a sequence \
                  repeated in 4 sessions."
             )
         );
@@ -199,7 +219,7 @@ mod tests {
             f.when_to_use
                 .as_deref()
                 .unwrap()
-                .starts_with("When a task calls for")
+                .starts_with("When a task needs these steps: Call `search_papers`")
         );
         assert_eq!(f.version.as_deref(), Some("0.1.0"));
         assert!(!f.pinned);
@@ -286,5 +306,79 @@ mod tests {
         ));
         assert_eq!(std::fs::read_to_string(&written[0]).unwrap(), "mine");
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 1);
+    }
+
+    /// A recorded session's log line for one tool call.
+    fn call(tool: &str, input: serde_json::Value) -> String {
+        serde_json::json!({"type": "tool-call", "tool": tool, "input": input}).to_string()
+    }
+
+    #[test]
+    fn sessions_mixing_two_workflows_yield_both_named_by_what_they_do() {
+        use serde_json::json;
+        let git = [
+            call("Bash", json!({"command": "git status"})),
+            call("Bash", json!({"command": "git add -A"})),
+            call("Bash", json!({"command": "git commit -m 'wip'"})),
+            call("Bash", json!({"command": "git push origin main"})),
+        ];
+        let test = [
+            call("Read", json!({"file_path": "/p/src/lib.rs"})),
+            call(
+                "Edit",
+                json!({"file_path": "/p/src/lib.rs", "old_string": "a"}),
+            ),
+            call("Bash", json!({"command": "cargo test --workspace"})),
+        ];
+        let lister = call("Bash", json!({"command": "ls -la"}));
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::UsageStore::open(&dir.path().join("usage.db")).unwrap();
+        let mut logs = Vec::new();
+        for i in 0..4 {
+            // Each session does both workflows, in a different order, with
+            // a loop of one command and a different file between them.
+            let noise = call("Grep", json!({"pattern": format!("needle {i}")}));
+            let mut lines: Vec<String> = Vec::new();
+            let (first, second): (&[String], &[String]) = if i % 2 == 0 {
+                (&git, &test)
+            } else {
+                (&test, &git)
+            };
+            lines.extend_from_slice(first);
+            lines.push(noise);
+            lines.extend(std::iter::repeat_n(lister.clone(), 4));
+            lines.extend_from_slice(second);
+            let path = dir.path().join(format!("session-{i}.jsonl"));
+            std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+            logs.push(path);
+        }
+        let (sessions, warnings) = crate::record::sessions_from_files(&store, &logs).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let found = crate::patterns::detect_in(&sessions, &Default::default());
+        let planned = plan(&found, dir.path(), &BTreeSet::new(), DEFAULT_MIN_CONFIDENCE);
+        let names: Vec<&str> = planned.iter().map(|p| p.name.as_str()).collect();
+        assert!(names.contains(&"git-status-add-commit-push"), "{names:?}");
+        assert!(names.contains(&"read-rs-edit-cargo-test"), "{names:?}");
+        assert!(
+            !names.iter().any(|n| *n == "ls" || n.contains("bash")),
+            "no loop of one command, no name of a tool: {names:?}"
+        );
+        let git = planned
+            .iter()
+            .find(|p| p.name == "git-status-add-commit-push")
+            .unwrap();
+        let doc = parse_document(git.content.as_bytes(), &git.name).unwrap();
+        assert_eq!(
+            doc.frontmatter.description.as_deref(),
+            Some(
+                "Run `git status`, run `git add`, run `git commit`, then run `git push`: a \
+                 sequence repeated in 4 sessions."
+            )
+        );
+        assert!(
+            doc.body.contains("1. Run `git status` (with `Bash`)."),
+            "{}",
+            doc.body
+        );
     }
 }

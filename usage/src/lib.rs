@@ -9,6 +9,7 @@
 //! - [`curator`]: Active, Inactive, Stale, Deprecated; archive and restore;
 //! - [`runner`]: reviews when idle and due, with an injectable clock;
 //! - [`patterns`]: tool sequences repeated across sessions;
+//! - [`steps`]: what one call did (`Bash($git add)`), for names a model picks;
 //! - [`learn`]: those sequences written as new skills.
 //!
 //! This layer sits above [`registry`](skillhost::registry) and
@@ -63,6 +64,7 @@ pub mod record;
 pub mod runner;
 mod schema;
 pub mod score;
+pub mod steps;
 pub mod store;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -446,27 +446,44 @@ pub fn detect_in(interned: &Sessions, options: &Options) -> Vec<Pattern> {
     patterns
 }
 
-/// A kebab-case skill name from tool names: the first word of each
-/// (`search_papers, download_paper, rag_search` → `search-download-rag`),
-/// an MCP tool (`mcp__server__tool`) by its own name, at most 64 characters.
+/// A kebab-case skill name from steps ([`steps`](super::steps) labels):
+/// what each did (`Bash($git add)` gives `git add`, `Edit(.rs)` gives
+/// `edit rs`), else the first word of its tool (`search_papers,
+/// download_paper, rag_search` → `search-download-rag`; an MCP tool
+/// `mcp__server__tool` by its own name); a word already in the name is not
+/// repeated (`git status`, `git add` → `git-status-add`); at most 64
+/// characters.
 pub fn skill_name(tools: &[impl AsRef<str>]) -> String {
     let mut name = String::new();
-    for tool in tools {
-        let tool = tool.as_ref();
-        let tool = tool.rsplit("__").find(|s| !s.is_empty()).unwrap_or(tool);
-        let word = first_word(tool);
-        let word = if word.is_empty() {
-            "step".to_string()
-        } else {
-            word
-        };
-        if name.len() + 1 + word.len() > skillhost_skill::names::MAX_NAME_CHARS {
-            break;
+    let mut used: Vec<String> = Vec::new();
+    for label in tools {
+        let step = super::steps::parse(label.as_ref());
+        let words = step.words(|tool| {
+            let tool = tool.rsplit("__").find(|s| !s.is_empty()).unwrap_or(tool);
+            let word = first_word(tool);
+            if word.is_empty() {
+                "step".to_string()
+            } else {
+                word
+            }
+        });
+        for word in words {
+            if used.contains(&word) {
+                continue;
+            }
+            if name.len() + 1 + word.len() > skillhost_skill::names::MAX_NAME_CHARS {
+                return if name.is_empty() {
+                    "pattern".to_string()
+                } else {
+                    name
+                };
+            }
+            if !name.is_empty() {
+                name.push('-');
+            }
+            name.push_str(&word);
+            used.push(word);
         }
-        if !name.is_empty() {
-            name.push('-');
-        }
-        name.push_str(&word);
     }
     if name.is_empty() {
         "pattern".to_string()

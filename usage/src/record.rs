@@ -103,9 +103,11 @@ impl Usage for UsageStore {
     }
 }
 
-/// The tool a `tool-call` event names, if it is usable (a non-empty
-/// string of at most the store's field length, with no control character).
-fn tool_of(event: &skillhost::session::Event) -> Option<&str> {
+/// The step a `tool-call` event records, if its tool is usable (a
+/// non-empty string of at most the store's field length, with no control
+/// character): the tool, with what its `input` (or `arguments`, `args`)
+/// says it was called on ([`steps::label`](super::steps::label)).
+fn tool_of(event: &skillhost::session::Event) -> Option<String> {
     if event.kind != TOOL_CALL {
         return None;
     }
@@ -113,7 +115,10 @@ fn tool_of(event: &skillhost::session::Event) -> Option<&str> {
     let usable = !tool.is_empty()
         && tool.chars().count() <= super::store::MAX_FIELD_CHARS
         && !tool.chars().any(char::is_control);
-    usable.then_some(tool)
+    let arguments = ["input", "arguments", "args"]
+        .iter()
+        .find_map(|k| event.other.get(*k));
+    usable.then(|| super::steps::label(tool, arguments))
 }
 
 /// The tools a session log's visible and hidden `tool-call` events name,
@@ -122,7 +127,6 @@ pub fn tool_calls(log: &dyn SessionLog) -> Vec<String> {
     (0..log.len())
         .filter_map(|i| log.get(i))
         .filter_map(tool_of)
-        .map(str::to_string)
         .collect()
 }
 
@@ -153,8 +157,8 @@ pub fn sessions_from_files(
         let id = path.display().to_string();
         out.start(&id);
         let skipped = skillhost::session::log::read_events(path, |event| {
-            if let Some(tool) = tool_of(&event) {
-                out.call(&id, tool);
+            if let Some(step) = tool_of(&event) {
+                out.call(&id, &step);
             }
         })
         .map_err(|e| match e {
