@@ -371,14 +371,27 @@ pub enum UsageCommand {
         #[arg(long)]
         resume: bool,
     },
-    /// Record tool calls of a session, in order, for `learn`.
+    /// Record tool calls of a session, in order, for `learn`; or, with
+    /// --log, the skills session logs show the agent used on its own.
     Record {
         /// The session's id.
-        #[arg(long, value_name = "ID")]
-        session: String,
+        #[arg(
+            long,
+            value_name = "ID",
+            required_unless_present = "logs",
+            conflicts_with = "logs"
+        )]
+        session: Option<String>,
         /// The tools called.
-        #[arg(required = true, value_name = "TOOL")]
+        #[arg(value_name = "TOOL", required_unless_present = "logs")]
         tools: Vec<String>,
+        /// A session log (JSONL) whose reads of a SKILL.md, Skill tool calls
+        /// and commands run inside a skill's folder count as uses of it
+        /// (each log once).
+        #[arg(long = "log", value_name = "FILE")]
+        logs: Vec<PathBuf>,
+        #[command(flatten)]
+        sources: SourceArgs,
         #[command(flatten)]
         state: StateArgs,
         /// Print what was recorded as JSON.

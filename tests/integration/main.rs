@@ -12,6 +12,7 @@ mod contract_versions;
 mod corpus;
 mod describe;
 mod document_names;
+mod layers;
 mod planted_files;
 mod probe_serves_tree;
 mod provider_changes;

@@ -91,6 +91,43 @@ pub fn rfc3339(at: SystemTime) -> String {
     )
 }
 
+/// The time an RFC 3339 UTC timestamp names (`2026-12-01T11:18:11Z`, with
+/// fractional seconds or not), as session logs write them; `None` for any
+/// other text (an offset other than `Z` included).
+pub fn parse_rfc3339(text: &str) -> Option<SystemTime> {
+    let text = text.strip_suffix('Z').or_else(|| text.strip_suffix('z'))?;
+    let (date, time) = text.split_once(['T', 't'])?;
+    let mut date = date.splitn(3, '-').map(str::parse::<i64>);
+    let (year, month, day) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
+    let time = time.split('.').next()?;
+    let mut time = time.splitn(3, ':').map(str::parse::<i64>);
+    let (hour, minute, second) = (time.next()?.ok()?, time.next()?.ok()?, time.next()?.ok()?);
+    let valid = (1970..=9999).contains(&year)
+        && (1..=12).contains(&month)
+        && (1..=31).contains(&day)
+        && (0..24).contains(&hour)
+        && (0..60).contains(&minute)
+        && (0..=60).contains(&second);
+    if !valid {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second;
+    Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(u64::try_from(secs).ok()?))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+/// algorithm, the inverse of [`civil_from_days`]).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
 /// Hinnant's algorithm).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
@@ -109,6 +146,26 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timestamp_parses_back_to_the_time_it_was_written_from() {
+        for secs in [0u64, 951_782_400, 1_764_588_000, 1_796_000_123] {
+            let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+            assert_eq!(parse_rfc3339(&rfc3339(at)), Some(at), "{}", rfc3339(at));
+        }
+        assert_eq!(
+            parse_rfc3339("2026-12-01T11:18:11.250Z"),
+            parse_rfc3339("2026-12-01T11:18:11Z")
+        );
+        for bad in [
+            "2026-12-01T11:18:11+02:00",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn timestamps_print_as_rfc3339_utc() {

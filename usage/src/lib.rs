@@ -5,6 +5,7 @@
 //!   ([`UsageStore`]: invocations, first sightings, tool calls, heartbeats,
 //!   reviews);
 //! - [`record`]: what `invoke` and session logs feed it;
+//! - [`native`]: uses a session log shows through an agent's own loader;
 //! - [`score`]: `ln(1 + count) × 0.5^(hours since last use / 168)`;
 //! - [`curator`]: Active, Inactive, Stale, Deprecated; archive and restore;
 //! - [`runner`]: reviews when idle and due, with an injectable clock;
@@ -59,6 +60,7 @@ pub mod clock;
 pub mod curator;
 pub mod error;
 pub mod learn;
+pub mod native;
 pub mod patterns;
 pub mod record;
 pub mod runner;

@@ -234,11 +234,21 @@ impl UsageStore {
     /// Records one invocation, notes the skill as seen, and counts as
     /// activity for the runner.
     pub fn record_invocation(&self, record: &InvocationRecord<'_>) -> Result<(), Error> {
+        self.record_invocation_at(record, self.now())
+    }
+
+    /// Records an invocation that happened at `at` (a use a session log
+    /// shows; a time after now counts as now).
+    pub fn record_invocation_at(
+        &self,
+        record: &InvocationRecord<'_>,
+        at: SystemTime,
+    ) -> Result<(), Error> {
         check("skill", record.skill, false)?;
         check("source", record.source, true)?;
         check("caller", record.caller, false)?;
         check("session", record.session, true)?;
-        let at = to_millis(self.now());
+        let at = to_millis(at.min(self.now()));
         self.write(|tx| {
             tx.prepare_cached(
                 "INSERT INTO invocations (skill, source, caller, session, at_ms, outcome)
@@ -255,6 +265,18 @@ impl UsageStore {
             seen(tx, record.skill, at)?;
             beat(tx, "invocation", at)
         })
+    }
+
+    /// Whether any invocation by `caller` was recorded for `session` (a
+    /// session log already counted).
+    pub fn has_invocations(&self, session: &str, caller: &str) -> Result<bool, Error> {
+        let conn = self.lock();
+        conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM invocations WHERE session = ?1 AND caller = ?2)",
+            params![session, caller],
+            |r| r.get::<_, bool>(0),
+        )
+        .map_err(|e| self.err(e))
     }
 
     /// Records that `session` called `tool` (in this order relative to its

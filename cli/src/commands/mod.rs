@@ -211,9 +211,14 @@ fn run_usage(ctx: &Ctx, command: UsageCommand) -> Result<ExitCode> {
         UsageCommand::Record {
             session,
             tools,
+            logs,
+            sources,
             state,
             json,
-        } => record::run(&session, &tools, &state, json),
+        } => match session {
+            Some(session) => record::run(&session, &tools, &state, json),
+            None => record::run_logs(ctx, &logs, &sources, &state, json),
+        },
         UsageCommand::Learn {
             dry_run,
             min_confidence,

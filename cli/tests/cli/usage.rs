@@ -508,3 +508,72 @@ fn curate_archive_asks_first_says_its_evidence_and_one_command_undoes_it() {
     assert!(!again.status.success(), "one archive, undone once");
     assert!(String::from_utf8_lossy(&again.stderr).contains("no archive to undo"));
 }
+
+#[test]
+fn record_log_counts_what_the_agent_used_on_its_own_once_per_log_and_the_curator_sees_it() {
+    let env = Env::new();
+    for name in ["pdf", "xlsx", "old", "unused"] {
+        env.skill(name, &format!("description: The {name} skill"));
+    }
+    {
+        let clock = Arc::new(ManualClock::new(SystemTime::now() - days(100.0)));
+        let store = UsageStore::open_with_clock(&env.db(), clock).unwrap();
+        store
+            .observe_skills(["pdf", "xlsx", "old", "unused"])
+            .unwrap();
+    }
+    let skills = std::fs::canonicalize(env.cwd.path())
+        .unwrap()
+        .join(".claude/skills");
+    let two_days_ago = skillhost_usage::clock::rfc3339(SystemTime::now() - days(2.0));
+    let lines = [
+        serde_json::json!({"type": "tool-call", "tool": "Read", "timestamp": two_days_ago,
+            "input": {"file_path": skills.join("pdf/SKILL.md")}}),
+        serde_json::json!({"type": "tool-call", "tool": "Read",
+            "input": {"file_path": skills.join("pdf/SKILL.md")}}),
+        serde_json::json!({"type": "tool-call", "tool": "Bash",
+            "input": {"command": format!("python {}/scripts/recalc.py out.xlsx", skills.join("xlsx").display())}}),
+        serde_json::json!({"type": "tool-call", "tool": "Skill", "input": {"skill": "old"}}),
+        serde_json::json!({"type": "tool-call", "tool": "Read", "input": {"file_path": "/etc/hosts"}}),
+    ];
+    let log = env.cwd.path().join("transcript.jsonl");
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&log, text.join("\n") + "\nnot json\n").unwrap();
+    let log = log.to_str().unwrap();
+
+    let first = env.json(&["record", "--log", log, "--json", "--no-bundled"]);
+    let counted = &first["logs"][0];
+    assert_eq!(counted["skills"], serde_json::json!(["pdf", "xlsx", "old"]));
+    assert_eq!(counted["already_counted"], false);
+    assert_eq!(counted["skipped_lines"].as_array().unwrap().len(), 1);
+    let again = env.ok(&["record", "--log", log, "--no-bundled"]);
+    assert!(again.contains("counted before; not again"), "{again}");
+
+    let usage = env.json(&["usage", "--json", "--no-bundled"]);
+    let count = |name: &str| {
+        usage["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .map_or(0, |s| s["count"].as_u64().unwrap())
+    };
+    assert_eq!(
+        (count("pdf"), count("xlsx"), count("old"), count("unused")),
+        (1, 1, 1, 0)
+    );
+    // Used through the agent's own loader, so not deprecated; the unused one is.
+    let report = env.json(&["curate", "--json", "--no-bundled"]);
+    let state = |name: &str| {
+        report["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()["state"]
+            .clone()
+    };
+    assert_eq!(state("pdf"), "active");
+    assert_eq!(state("old"), "active");
+    assert_eq!(state("unused"), "deprecated");
+}
