@@ -205,8 +205,7 @@ fn catalog() -> Catalog {
                 })
             })
             .collect(),
-        diagnostics: Vec::new(),
-        held_back: false,
+        ..Catalog::default()
     }
 }
 

@@ -651,8 +651,7 @@ mod tests {
                 skill("shipped", false, Scope::Bundled, "/b/shipped/SKILL.md").into(),
             ],
             complete: true,
-            diagnostics: Vec::new(),
-            held_back: false,
+            ..Catalog::default()
         };
         let mut usage = BTreeMap::new();
         usage.insert(

@@ -19,6 +19,10 @@ pub struct Catalog {
     /// its grace: publishing now could drop its skills, so injection waits.
     /// (Other incomplete providers contribute their last complete view.)
     pub held_back: bool,
+    /// Skills another provider's skill of the same name shadows: listed
+    /// nowhere, still reachable by asking for `SCOPE:name` (`user:pdf`) or
+    /// `SOURCE:name` ([`Catalog::resolve`]).
+    pub shadowed: Vec<Arc<Skill>>,
 }
 
 impl Catalog {
@@ -45,6 +49,18 @@ impl Catalog {
                     .iter()
                     .find(|s| s.folder().as_deref() == Some(name))
             })
+            .or_else(|| self.qualified(name))
+    }
+
+    /// The skill `SCOPE:name` or `SOURCE:name` names (`user:pdf`,
+    /// `local:/home/me/.claude/skills:pdf`), listed or shadowed: a skill
+    /// that lost its name to a higher-precedence one stays reachable.
+    pub fn qualified(&self, name: &str) -> Option<&Arc<Skill>> {
+        let (prefix, bare) = name.rsplit_once(':')?;
+        self.skills
+            .iter()
+            .chain(&self.shadowed)
+            .find(|s| s.name() == bare && (s.scope.as_str() == prefix || s.source == prefix))
     }
 
     /// The catalog JSON: `{"complete", "skills", "diagnostics"}` (its
@@ -110,6 +126,7 @@ mod tests {
             skills: vec![Arc::new(skill)],
             diagnostics: vec![Diagnostic::warning("/s/b", "odd")],
             held_back: false,
+            shadowed: Vec::new(),
         };
         let value = catalog.to_json();
         let keys: Vec<&str> = value["skills"][0]

@@ -90,6 +90,7 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
         }
     }
     let mut winners: HashMap<&str, usize> = HashMap::with_capacity(total);
+    let mut shadowed = Vec::new();
     for (v, view) in views.iter().enumerate() {
         catalog.complete &= view.complete;
         catalog.held_back |= view.holds_back;
@@ -139,13 +140,18 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
                     Diagnostic::warning(
                         path,
                         format!(
-                            "skill {:?} is shadowed by {} (from {})",
+                            "skill {:?} is shadowed by {} (from {}); ask for it as {}:{}",
                             skill.name(),
                             winner.path,
-                            winner.source
+                            winner.source,
+                            skill.scope.as_str(),
+                            skill.name()
                         ),
                     )
                 };
+                if winner.source != skill.source {
+                    shadowed.push(skill.clone());
+                }
                 catalog
                     .diagnostics
                     .push(d.from_source(&skill.source).on_field("name"));
@@ -156,6 +162,7 @@ pub fn merge(views: &[Arc<ProviderView>]) -> Catalog {
         }
     }
     catalog.skills.sort_by(|a, b| a.name().cmp(b.name()));
+    catalog.shadowed = shadowed;
     catalog
 }
 

@@ -20,7 +20,7 @@ pub use listeners::Subscription;
 pub use merge::merge;
 
 use crate::error::Error;
-use crate::model::{Catalog, Diagnostic, Scope, SkillDocument, SkillResource};
+use crate::model::{Catalog, Diagnostic, Scope, Skill, SkillDocument, SkillResource};
 use crate::paths::canonical_or_lexical;
 use crate::provider::{Notify, Provider, ProviderView};
 use crate::sync::lock;
@@ -341,6 +341,22 @@ impl Registry {
     pub fn load(&self, name: &str) -> Result<SkillDocument, Error> {
         let (provider, name) = self.resolve(name)?;
         provider.load(&name)
+    }
+
+    /// Loads `skill` from the provider that serves it (a shadowed skill
+    /// from its own provider, not from the one whose skill won the name).
+    pub fn load_skill(&self, skill: &Skill) -> Result<SkillDocument, Error> {
+        self.provider_of(skill)?.load(skill.name())
+    }
+
+    /// Lists the files of `skill`, from the provider that serves it.
+    pub fn list_resources_of(&self, skill: &Skill) -> Result<Vec<SkillResource>, Error> {
+        self.provider_of(skill)?.list_resources(skill.name())
+    }
+
+    fn provider_of(&self, skill: &Skill) -> Result<Arc<Provider>, Error> {
+        self.provider(&skill.source)
+            .ok_or_else(|| self.snapshot().unknown(skill.name()))
     }
 
     /// Lists the files of a skill.

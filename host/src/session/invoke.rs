@@ -211,7 +211,7 @@ fn one_line(text: &str) -> String {
 /// Where `skill` lives: its base and the files its provider lists now (a
 /// listing that fails names no file; the invocation still goes out).
 fn place_of(registry: &Registry, skill: &Skill) -> Place {
-    let mut files: Vec<String> = match registry.list_resources(skill.name()) {
+    let mut files: Vec<String> = match registry.list_resources_of(skill) {
         Ok(resources) => resources
             .into_iter()
             .map(|r| crate::text::clean(&r.path))
@@ -336,6 +336,13 @@ pub fn invoke(
             active
                 .iter()
                 .find(|s| s.folder().as_deref() == Some(request.name))
+        })
+        .copied()
+        .or_else(|| {
+            catalog
+                .qualified(request.name)
+                .map(AsRef::as_ref)
+                .filter(|s| is_active(s, activated))
         });
     let Some(skill) = found else {
         // A conditional skill the caller could use once activated says how
@@ -366,7 +373,7 @@ pub fn invoke(
         skill: skill.name().to_string(),
         reason,
     })?;
-    let doc = registry.load(skill.name())?;
+    let doc = registry.load_skill(skill)?;
     let dir = doc.skill.base.to_string();
     // What the model is handed says only what a person reading the skill
     // sees: invisible format characters are dropped from the body too.

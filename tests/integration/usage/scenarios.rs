@@ -32,8 +32,7 @@ fn catalog(skills: &[Arc<Skill>]) -> Catalog {
     Catalog {
         complete: true,
         skills: skills.to_vec(),
-        diagnostics: Vec::new(),
-        held_back: false,
+        ..Catalog::default()
     }
 }
 

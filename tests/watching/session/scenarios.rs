@@ -148,7 +148,32 @@ fn scenario_1b_a_project_skill_overrides_the_users() {
             .snapshot()
             .diagnostics
             .iter()
-            .any(|d| d.message.contains("shadowed"))
+            .any(|d| d.message.contains("shadowed")
+                && d.message.contains("ask for it as user:greet"))
+    );
+    // The shadowed skill stays reachable by its scope, from its own provider.
+    let request = Request {
+        name: "user:greet",
+        ..request
+    };
+    let text = inline_text(invoke::invoke(&registry, &request, &Default::default()).unwrap());
+    assert!(text.starts_with("Hi from the user version"), "{text}");
+    assert_eq!(
+        registry.load("user:greet").unwrap().skill.description(),
+        Some("User version")
+    );
+    assert_eq!(
+        registry.load("project:greet").unwrap().skill.description(),
+        Some("Greets someone")
+    );
+    assert_eq!(
+        registry
+            .snapshot()
+            .skills
+            .iter()
+            .filter(|s| s.name() == "greet")
+            .count(),
+        1
     );
 }
 
