@@ -11,12 +11,17 @@
 
 mod changes;
 mod listeners;
+// Public only for the bench crate, which merges views it made natively.
+#[cfg(feature = "bench-internals")]
 pub mod merge;
+#[cfg(not(feature = "bench-internals"))]
+mod merge;
 mod poll;
 pub mod watch;
 
 pub use changes::Change;
 pub use listeners::Subscription;
+#[cfg(feature = "bench-internals")]
 pub use merge::merge;
 
 use crate::error::Error;
@@ -305,7 +310,7 @@ impl Registry {
             if settled || attempt == MAX_DISCOVERY_RETRIES {
                 // A provider that invalidates itself on every attempt is
                 // used as it last answered: it cannot hold the catalog back.
-                let mut catalog = merge(&views);
+                let mut catalog = merge::merge(&views);
                 if !settled {
                     catalog.diagnostics.push(Diagnostic::warning(
                         "skillhost",

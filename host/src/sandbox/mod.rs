@@ -36,6 +36,9 @@ pub use fault::{Fault, FaultKind};
 #[cfg(test)]
 pub(crate) use grants::{GrantedRoot, Mount};
 pub(crate) use grants::{Grants, VirtualRoot};
+// The host's reader, public only for the bench crate: its native baseline
+// reads through the same calls the sandboxed provider makes.
+#[cfg(feature = "bench-internals")]
 pub use imports::files::{HostReader, ReadError, ReaderCall, Reads};
 pub(crate) use imports::host::Ahead;
 pub(crate) use imports::http::origin_of;

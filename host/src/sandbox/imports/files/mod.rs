@@ -9,12 +9,16 @@
 
 mod heads;
 mod mounts;
+// The host's own reader over these calls, for the bench crate's native
+// baseline only.
+#[cfg(feature = "bench-internals")]
 mod native;
 mod prefetch;
 mod range;
 mod read;
 
 pub(crate) use mounts::Mounts;
+#[cfg(feature = "bench-internals")]
 pub use native::{HostReader, ReadError, ReaderCall, Reads};
 
 use crate::sandbox::bindings::latest::files::{
@@ -76,7 +80,7 @@ fn past(deadline: Instant) -> Option<FsError> {
 }
 
 /// The capability's calls, shared by the guest's imports (below) and the
-/// host's native reader ([`HostReader`]), so both read the same way.
+/// host's native reader (`HostReader`), so both read the same way.
 impl FilesCtx {
     pub(crate) fn list_dir(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
         let (dir, rel) = self.mounts.resolve(path)?;
