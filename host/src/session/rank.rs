@@ -1,7 +1,9 @@
 //! The one order every door lists skills in — `inject`, `catalog --for
 //! model`, the MCP tool, prompts and search, and [`Session`](super::Session):
 //! by precedence of where a skill comes from (project, then user, then
-//! remote, then bundled), then by usage score (highest first), then by name.
+//! remote, then bundled), then conditional skills a touched file activated
+//! (the skills most about what the agent is doing now), then by usage
+//! score (highest first), then by name.
 //!
 //! Precedence comes first because it is the rule that decides which of two
 //! same-named skills wins; a listing that ranked a user's skill above the
@@ -24,6 +26,9 @@ pub type Scores = HashMap<String, f64>;
 pub struct Key {
     /// [`Scope::precedence`] of its scope.
     pub precedence: u8,
+    /// A conditional skill (one with `paths`) that is listed, so one a
+    /// touched file activated.
+    pub activated: bool,
     /// Its usage score.
     pub score: f64,
 }
@@ -33,6 +38,7 @@ impl Key {
     pub fn of(skill: &Skill, scores: &Scores) -> Key {
         Key {
             precedence: skill.scope.precedence(),
+            activated: !skill.frontmatter.paths.is_empty(),
             score: scores.get(skill.name()).copied().unwrap_or(0.0),
         }
     }
@@ -41,6 +47,7 @@ impl Key {
     pub fn order(&self, other: &Key) -> Ordering {
         self.precedence
             .cmp(&other.precedence)
+            .then_with(|| other.activated.cmp(&self.activated))
             .then_with(|| other.score.total_cmp(&self.score))
     }
 
@@ -86,6 +93,20 @@ mod tests {
             frontmatter: Frontmatter::defaults(name),
             json: None,
         }
+    }
+
+    #[test]
+    fn an_activated_conditional_skill_leads_its_precedence() {
+        let mut react = skill("zz-react", Scope::User);
+        react.frontmatter.paths = vec!["src/**/*.tsx".into()];
+        let used = skill("aa-used", Scope::User);
+        let project = skill("project", Scope::Project);
+        let scores: Scores = [("aa-used".to_string(), 5.0)].into_iter().collect();
+        let order: Vec<&str> = ranked(&[&used, &react, &project], &scores)
+            .iter()
+            .map(|s| s.name())
+            .collect();
+        assert_eq!(order, ["project", "zz-react", "aa-used"]);
     }
 
     #[test]

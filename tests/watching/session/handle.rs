@@ -151,3 +151,42 @@ fn a_store_that_cannot_be_used_costs_a_warning_never_the_listing_or_the_invocati
     assert!(warnings[1].starts_with("usage not recorded: usage.db"));
     assert!(session.take_warnings().is_empty(), "taken once");
 }
+
+#[test]
+fn at_600_skills_an_activated_conditional_skill_is_listed_and_the_rest_are_counted() {
+    let project = Project::new();
+    for i in 0..600 {
+        write(
+            &project.skills(),
+            &format!("aaa-community-{i:03}/SKILL.md"),
+            skillhost_tests::skill_md(&format!("aaa-community-{i:03}"), "Does one thing well")
+                .as_bytes(),
+        );
+    }
+    let mut session = project.session();
+    let before = session.listing();
+    assert!(
+        !before.names.iter().any(|n| n == "react-helper"),
+        "not active yet"
+    );
+    write(&project.cwd, "src/ui/Button.tsx", b"export {}");
+    let touched = session.touch(&["src/ui/Button.tsx".into()]).unwrap();
+    assert!(touched.reminder.unwrap().contains("react-helper"));
+    let listing = session.listing();
+    assert_eq!(
+        listing.names.first().map(String::as_str),
+        Some("react-helper"),
+        "what the agent is working on leads the listing"
+    );
+    let left = 604 - listing.names.len();
+    assert!(left > 0);
+    assert!(
+        listing.inner.ends_with(&format!(
+            "- (and {left} more not listed: {})",
+            skillhost::session::render::MORE_DEFAULT
+        )),
+        "{}",
+        &listing.inner[listing.inner.len().saturating_sub(200)..]
+    );
+    assert!(session.search("thing", 30).contains("page 30 of"));
+}
