@@ -13,7 +13,7 @@ use super::clock::parse_rfc3339;
 use super::error::Error;
 use super::store::{InvocationRecord, Outcome, UsageStore};
 use skillhost::model::{Catalog, Location, Skill};
-use skillhost::session::log::{Event, TOOL_CALL, read_events};
+use skillhost::session::log::{Event, TOOL_CALL};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -129,20 +129,13 @@ pub fn record_logs(
         // The first event showing each skill, in the order they appear.
         let mut first: BTreeMap<String, (usize, &Skill, Option<SystemTime>)> = BTreeMap::new();
         let mut index = 0usize;
-        counted.warnings = read_events(log, |event| {
+        counted.warnings = super::record::read_log(log, |event| {
             index += 1;
             if let Some(skill) = used_by(&event, catalog, &locals) {
                 first
                     .entry(skill.name().to_string())
                     .or_insert((index, skill, time_of(&event)));
             }
-        })
-        .map_err(|e| match e {
-            skillhost::Error::Io { path, error } => Error::Io { path, error },
-            other => Error::Io {
-                path: log.clone(),
-                error: std::io::Error::other(other.to_string()),
-            },
         })?;
         let mut uses: Vec<(usize, &Skill, Option<SystemTime>)> = first.into_values().collect();
         uses.sort_by_key(|(i, _, _)| *i);

@@ -156,21 +156,29 @@ pub fn sessions_from_files(
     for path in logs {
         let id = path.display().to_string();
         out.start(&id);
-        let skipped = skillhost::session::log::read_events(path, |event| {
+        let skipped = read_log(path, |event| {
             if let Some(step) = tool_of(&event) {
                 out.call(&id, &step);
             }
-        })
-        .map_err(|e| match e {
-            skillhost::Error::Io { path, error } => Error::Io { path, error },
-            other => Error::Io {
-                path: path.clone(),
-                error: std::io::Error::other(other.to_string()),
-            },
         })?;
         warnings.extend(skipped);
     }
     Ok((out, warnings))
+}
+
+/// Reads the JSONL session log at `path` an event at a time, returning the
+/// lines skipped and why; a log that cannot be read is an error naming it.
+pub(crate) fn read_log(
+    path: &std::path::Path,
+    each: impl FnMut(skillhost::session::Event),
+) -> Result<Vec<String>, Error> {
+    skillhost::session::log::read_events(path, each).map_err(|e| match e {
+        skillhost::Error::Io { path, error } => Error::Io { path, error },
+        other => Error::Io {
+            path: path.to_path_buf(),
+            error: std::io::Error::other(other.to_string()),
+        },
+    })
 }
 
 fn store_sessions(store: &UsageStore) -> Result<Sessions, Error> {

@@ -12,6 +12,8 @@ pub mod log;
 pub mod rank;
 pub mod render;
 pub mod search;
+#[cfg(test)]
+mod test_skills;
 pub mod usage;
 
 pub use handle::Session;

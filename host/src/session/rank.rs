@@ -81,18 +81,10 @@ pub fn sort<T>(items: &mut [T], of: impl Fn(&T) -> (&Key, &str)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Location, Scope};
-    use skillhost_skill::frontmatter::Frontmatter;
+    use crate::model::Scope;
 
     fn skill(name: &str, scope: Scope) -> Skill {
-        Skill {
-            source: "test".into(),
-            scope,
-            path: Location::Path(format!("/s/{name}/SKILL.md").into()),
-            base: Location::Path(format!("/s/{name}").into()),
-            frontmatter: Frontmatter::defaults(name),
-            json: None,
-        }
+        super::super::test_skills::skill(name, "", scope)
     }
 
     #[test]

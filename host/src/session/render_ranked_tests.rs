@@ -1,21 +1,7 @@
 //! The listing ordered and cut by usage score.
 
+use super::super::test_skills::skill;
 use super::*;
-use crate::model::Location;
-use skillhost_skill::frontmatter::Frontmatter;
-
-fn skill(name: &str, description: &str, scope: Scope) -> Skill {
-    let mut frontmatter = Frontmatter::defaults(name);
-    frontmatter.description = Some(description.to_string());
-    Skill {
-        source: "test".into(),
-        scope,
-        path: Location::Path(format!("/s/{name}/SKILL.md").into()),
-        base: Location::Path(format!("/s/{name}").into()),
-        frontmatter,
-        json: None,
-    }
-}
 
 fn scores(pairs: &[(&str, f64)]) -> Scores {
     pairs.iter().map(|(n, s)| (n.to_string(), *s)).collect()

@@ -1,19 +1,9 @@
 use super::*;
-use crate::model::Location;
-use skillhost_skill::frontmatter::Frontmatter;
 
 fn skill(name: &str, description: &str, when: Option<&str>, scope: Scope) -> Skill {
-    let mut frontmatter = Frontmatter::defaults(name);
-    frontmatter.description = Some(description.to_string());
-    frontmatter.when_to_use = when.map(str::to_string);
-    Skill {
-        source: "test".into(),
-        scope,
-        path: Location::Path(format!("/s/{name}/SKILL.md").into()),
-        base: Location::Path(format!("/s/{name}").into()),
-        frontmatter,
-        json: None,
-    }
+    let mut skill = super::super::test_skills::skill(name, description, scope);
+    skill.frontmatter.when_to_use = when.map(str::to_string);
+    skill
 }
 
 #[test]

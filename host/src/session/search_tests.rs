@@ -1,21 +1,8 @@
 //! Search: every skill reachable, page by page, in rank order.
 
+use super::super::test_skills::skill;
 use super::*;
-use crate::model::{Location, Scope};
-use skillhost_skill::frontmatter::Frontmatter;
-
-fn skill(name: &str, description: &str, scope: Scope) -> Skill {
-    let mut frontmatter = Frontmatter::defaults(name);
-    frontmatter.description = Some(description.to_string());
-    Skill {
-        source: "test".into(),
-        scope,
-        path: Location::Path(format!("/s/{name}/SKILL.md").into()),
-        base: Location::Path(format!("/s/{name}").into()),
-        frontmatter,
-        json: None,
-    }
-}
+use crate::model::Scope;
 
 fn names(found: &Found<'_>) -> Vec<String> {
     found.skills.iter().map(|s| s.name().to_string()).collect()
