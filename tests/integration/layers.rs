@@ -129,3 +129,39 @@ fn no_crate_depends_on_a_layer_above_it() {
         }
     }
 }
+
+/// Every `.rs` file of the workspace's own crates (build output, installed
+/// tools and hidden folders left out).
+fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || name == "target" || name == "node_modules" {
+            continue;
+        }
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => sources(&path, out),
+            Ok(t) if t.is_file() && name.ends_with(".rs") => out.push(path),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn no_source_file_is_over_600_lines() {
+    let mut files = Vec::new();
+    sources(&workspace(), &mut files);
+    assert!(files.len() > 100, "the walk finds the sources");
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let lines = std::fs::read_to_string(f).ok()?.lines().count();
+            (lines > 600).then(|| format!("{} ({lines} lines)", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these: {long:?}");
+}
