@@ -121,9 +121,10 @@ fn catalog_for_model_prints_exactly_what_inject_publishes() {
         project.path(),
     ));
     assert_eq!(value["content"], published(2));
+    // The skill the touched file activated leads the listing.
     assert_eq!(
         value["skills"],
-        serde_json::json!(["background", "review", "tsx"])
+        serde_json::json!(["tsx", "background", "review"])
     );
     assert!(value["digest"].as_str().unwrap().starts_with("sha256:"));
 }
