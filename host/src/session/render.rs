@@ -2,7 +2,7 @@
 //! `- name: description - when_to_use`, inside `<available_skills>` tags.
 //!
 //! Skills are listed in rank order ([`rank`](super::rank): precedence, then
-//! usage score, then name). Each entry's text is capped (250 characters by
+//! activated conditional skills, then usage score, then name). Each entry's text is capped (250 characters by
 //! default) and the whole listing is held to a budget sized from the
 //! model's context (1% of 200,000 tokens: 8,000 characters, unless set).
 //! Over budget, descriptions go before names: from the lowest rank up, each
@@ -265,13 +265,14 @@ impl Item<'_> {
 }
 
 /// Renders `skills` (already filtered to what the model may see) in rank
-/// order with no usage scores: by precedence, then name.
+/// order with no usage scores: by precedence, activated conditional skills
+/// first within it, then name.
 pub fn render(skills: &[&Skill], options: RenderOptions) -> Listing {
     render_ranked(skills, options, &Scores::new())
 }
 
 /// Renders `skills` in rank order ([`rank`](super::rank)): precedence,
-/// then `scores` (highest first), then name; when the budget cuts, the
+/// activated conditional skills, then `scores` (highest first), then name; when the budget cuts, the
 /// lowest-ranked are shortened first and, only when every description is
 /// gone, left out.
 pub fn render_ranked(skills: &[&Skill], options: RenderOptions, scores: &Scores) -> Listing {
