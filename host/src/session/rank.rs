@@ -24,7 +24,7 @@ pub type Scores = HashMap<String, f64>;
 /// listing is cut.
 #[derive(Debug, Clone, Copy)]
 pub struct Key {
-    /// [`Scope::precedence`] of its scope.
+    /// [`Scope::precedence`](crate::model::Scope::precedence) of its scope.
     pub precedence: u8,
     /// A conditional skill (one with `paths`) that is listed, so one a
     /// touched file activated.
