@@ -211,11 +211,13 @@ fn one_line(text: &str) -> String {
 /// Where `skill` lives: its base and the files its provider lists now (a
 /// listing that fails names no file; the invocation still goes out).
 fn place_of(registry: &Registry, skill: &Skill) -> Place {
+    let document = document_of(skill);
     let mut files: Vec<String> = match registry.list_resources_of(skill) {
         Ok(resources) => resources
             .into_iter()
+            .filter(|r| Some(r.path.as_str()) != document.as_deref())
+            .filter(|r| !matches!(r.path.as_str(), "SKILL.md" | "skill.md"))
             .map(|r| crate::text::clean(&r.path))
-            .filter(|p| !is_document(skill, p))
             .collect(),
         Err(e) => {
             tracing::warn!(skill = %skill.name(), "its files could not be listed: {e}");
@@ -232,16 +234,15 @@ fn place_of(registry: &Registry, skill: &Skill) -> Place {
     }
 }
 
-/// Whether `path` (relative to the skill's base) is its document, which
-/// the invocation already is.
-fn is_document(skill: &Skill, path: &str) -> bool {
+/// The skill's document relative to its base (`SKILL.md`, or a flat
+/// skill's `<name>.md`), which the invocation already is.
+fn document_of(skill: &Skill) -> Option<String> {
     let document = skill.path.to_string();
     let base = skill.base.to_string();
     document
         .strip_prefix(base.as_str())
         .and_then(|rest| rest.strip_prefix('/'))
-        .is_some_and(|rel| rel == path)
-        || matches!(path, "SKILL.md" | "skill.md")
+        .map(str::to_string)
 }
 
 /// Runs forked skills; the embedder implements it over its agent loop.

@@ -276,7 +276,10 @@ pub fn render(skills: &[&Skill], options: RenderOptions) -> Listing {
 /// lowest-ranked are shortened first and, only when every description is
 /// gone, left out.
 pub fn render_ranked(skills: &[&Skill], options: RenderOptions, scores: &Scores) -> Listing {
-    let mut items: Vec<Item<'_>> = skills.iter().map(|s| item(s, options, scores)).collect();
+    let mut items: Vec<Item<'_>> = skills
+        .iter()
+        .map(|s| item(s, options.entry_cap, scores))
+        .collect();
     super::rank::sort(&mut items, |i| (&i.key, i.name));
     let allowances = allowances(&items, options.budget);
     let lines: Vec<usize> = items
@@ -326,16 +329,12 @@ pub fn render_ranked(skills: &[&Skill], options: RenderOptions, scores: &Scores)
 /// `entry_cap` and escaped as the listing escapes it (what a page of search
 /// results shows).
 pub fn lines(skills: &[&Skill], entry_cap: usize) -> String {
-    let options = RenderOptions {
-        entry_cap,
-        ..RenderOptions::default()
-    };
     let mut out = String::new();
     for skill in skills {
         if !out.is_empty() {
             out.push('\n');
         }
-        let item = item(skill, options, &Scores::new());
+        let item = item(skill, entry_cap, &Scores::new());
         item.write(&mut out, item.text_chars);
     }
     out
@@ -346,7 +345,7 @@ fn note(left: usize, more: &str) -> String {
     format!("- (and {left} more not listed: {more})")
 }
 
-fn item<'a>(s: &'a Skill, options: RenderOptions, scores: &Scores) -> Item<'a> {
+fn item<'a>(s: &'a Skill, entry_cap: usize, scores: &Scores) -> Item<'a> {
     let description = s.description().filter(|d| !d.trim().is_empty());
     let when = s
         .frontmatter
@@ -369,7 +368,7 @@ fn item<'a>(s: &'a Skill, options: RenderOptions, scores: &Scores) -> Item<'a> {
         key: Key::of(s, scores),
         text_chars: 0,
     };
-    item.text_chars = item.chars(options.entry_cap);
+    item.text_chars = item.chars(entry_cap);
     item
 }
 

@@ -25,13 +25,6 @@ fn many(count: usize) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-fn borrowed(files: &[(String, Vec<u8>)]) -> Vec<(&str, &[u8])> {
-    files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect()
-}
-
 fn file_count(resources: &SkillResources) -> usize {
     match resources {
         SkillResources::Files(files) => files.len(),

@@ -72,11 +72,7 @@ fn listed(text: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn through_a_client_that_cuts_at_2048_every_one_of_550_skills_can_be_found_and_run() {
     let files = fixture();
-    let refs: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
-    let served = Served::start(&refs).await;
+    let served = Served::start(&borrowed(&files)).await;
     let client = legacy(&served.url).await;
 
     // What the model is shown: nothing the client would cut, and the way

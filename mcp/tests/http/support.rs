@@ -25,6 +25,14 @@ pub struct Served {
     _dir: tempfile::TempDir,
 }
 
+/// Files as [`Served::start`] takes them, borrowed from owned ones.
+pub fn borrowed(files: &[(String, Vec<u8>)]) -> Vec<(&str, &[u8])> {
+    files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect()
+}
+
 /// A skill folder's files.
 pub fn skill(name: &str, description: &str) -> String {
     skillhost_tests::skill_md(name, description)

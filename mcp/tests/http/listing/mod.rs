@@ -260,13 +260,6 @@ fn many(count: usize) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-fn borrowed(files: &[(String, Vec<u8>)]) -> Vec<(&str, &[u8])> {
-    files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect()
-}
-
 async fn serve_many(count: usize) -> Served {
     serve_paged(
         count,
