@@ -246,7 +246,7 @@ impl ServerHandler for Handler {
         let view = self.live.view();
         let size = self.live.options().page_size.saturating_mul(2);
         let (items, next) = page(
-            &view.resources,
+            view.resources(),
             "resources",
             cursor_of(request),
             size,

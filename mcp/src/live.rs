@@ -313,7 +313,9 @@ fn rebuild(registry: &Registry, previous: &View, dirty: &Dirty, options: &Option
         // A local skill changes only through its files (the watcher says
         // which); one without host files whenever its provider changed.
         let unchanged = |old: &Arc<skillhost::Skill>, watch: &Option<PathBuf>, made_at: u64| {
-            old == skill && !dirty.touches(watch) && (watch.is_some() || made_at == generation)
+            (Arc::ptr_eq(old, skill) || old == skill)
+                && !dirty.touches(watch)
+                && (watch.is_some() || made_at == generation)
         };
         if let Some(old) = served.get(skill.name())
             && unchanged(&old.skill, &old.watch, old.generation)
@@ -378,18 +380,34 @@ fn report_new(previous: &View, next: &View) {
     }
 }
 
-/// What sessions must be told about going from `old` to `new`.
+/// What sessions must be told about going from `old` to `new`. Files are
+/// compared only in entries that were made again: an entry carried over
+/// holds the same files with the same digests.
 fn diff(old: &View, new: &View) -> Change {
-    let before = old.digests();
-    let mut updated: Vec<String> = new
-        .digests()
-        .into_iter()
-        .filter(|(uri, digest)| before.get(uri).is_some_and(|d| d != digest))
-        .map(|(uri, _)| uri.to_string())
-        .collect();
+    let mut updated: Vec<String> = Vec::new();
+    for entry in &new.entries {
+        let Some(before) = old.entry_by_uri_sorted(&entry.uri) else {
+            continue;
+        };
+        if Arc::ptr_eq(before, entry) {
+            continue;
+        }
+        let digests: HashMap<&str, &str> = before
+            .files
+            .iter()
+            .map(|f| (f.uri.as_str(), f.digest.as_str()))
+            .collect();
+        updated.extend(
+            entry
+                .files
+                .iter()
+                .filter(|f| digests.get(f.uri.as_str()).is_some_and(|d| *d != f.digest))
+                .map(|f| f.uri.clone()),
+        );
+    }
     updated.sort();
     Change {
-        resources: old.resources != new.resources,
+        resources: !old.same_resources(new),
         prompts: old.prompts != new.prompts,
         tools: old.tools != new.tools,
         updated: Arc::new(updated),

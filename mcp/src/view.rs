@@ -17,22 +17,26 @@ use skillhost::session::activation::is_active;
 use skillhost::session::rank::ranked;
 use skillhost::session::render::{RenderOptions, Scores};
 use skillhost::{Catalog, Skill};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// A view of the catalog.
+///
+/// Only what a change must be judged by is made with the view: the entries,
+/// prompts and tools. The lookup tables and the resource tree are made on
+/// first use (most views of a busy tree are replaced before anyone lists
+/// their resources), so a change reaches sessions without waiting for them.
 #[derive(Debug, Default)]
 pub struct View {
     /// The catalog it was made from.
     pub catalog: Arc<Catalog>,
     /// The served skills, by `SKILL.md` URI.
     pub entries: Vec<Arc<Entry>>,
-    by_uri: HashMap<String, usize>,
-    files: HashMap<String, (usize, usize)>,
-    dirs: HashMap<String, Vec<Resource>>,
-    /// `resources/list`: every file of every served skill, by URI.
-    pub resources: Vec<Resource>,
+    /// Entries and files by URI, made on first use.
+    lookup: OnceLock<Lookup>,
+    /// `resources/list` and the directory tree, made on first use.
+    tree: OnceLock<Tree>,
     /// `prompts/list`: one per user-invocable skill, in rank order.
     pub prompts: Vec<Prompt>,
     /// Where each prompt is in `prompts`, by name (a cursor names the last
@@ -60,6 +64,21 @@ pub struct View {
     boundaries: Vec<AtomicBool>,
 }
 
+/// The entries and their files by URI.
+#[derive(Debug, Default)]
+struct Lookup {
+    by_uri: HashMap<String, usize>,
+    files: HashMap<String, (usize, usize)>,
+}
+
+/// Every file of every served skill as `resources/list` lists it, and the
+/// folders they make.
+#[derive(Debug, Default)]
+struct Tree {
+    resources: Vec<Resource>,
+    dirs: HashMap<String, Vec<Resource>>,
+}
+
 impl View {
     /// Assembles a view from the catalog and the entries made for it (in
     /// any order; `left_out` names those that could not be made). Local
@@ -73,11 +92,15 @@ impl View {
         scores: Arc<Scores>,
     ) -> View {
         entries.sort_by(|a, b| (a.name.contains(':'), &a.uri).cmp(&(b.name.contains(':'), &b.uri)));
-        let mut claimed: BTreeSet<String> = BTreeSet::new();
-        let mut kept: Vec<Arc<Entry>> = Vec::with_capacity(entries.len());
-        for entry in entries {
+        // Claims borrow the URIs: a view of 1,000 skills would otherwise
+        // copy every one of them once more on every change.
+        let mut claimed: HashSet<&str> =
+            HashSet::with_capacity(entries.iter().map(|e| e.files.len() + 1).sum());
+        let mut keep = vec![true; entries.len()];
+        for (i, entry) in entries.iter().enumerate() {
             let uris = || {
-                std::iter::once(entry.root.clone()).chain(entry.files.iter().map(|f| f.uri.clone()))
+                std::iter::once(entry.root.as_str())
+                    .chain(entry.files.iter().map(|f| f.uri.as_str()))
             };
             if let Some(taken) = uris().find(|u| claimed.contains(u)) {
                 left_out.insert(
@@ -90,33 +113,24 @@ impl View {
                         again: true,
                     },
                 );
+                keep[i] = false;
                 continue;
             }
             claimed.extend(uris());
-            kept.push(entry);
         }
+        drop(claimed);
+        let mut kept: Vec<Arc<Entry>> = entries
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(entry, keep)| keep.then_some(entry))
+            .collect();
         kept.sort_by(|a, b| a.uri.cmp(&b.uri));
         let mut view = View {
             catalog,
             left_out,
+            entries: kept,
             ..View::default()
         };
-        let mut dirs: BTreeMap<String, BTreeMap<String, Resource>> = BTreeMap::new();
-        for (i, entry) in kept.iter().enumerate() {
-            view.by_uri.insert(entry.uri.clone(), i);
-            dirs.entry(entry.root.clone()).or_default();
-            for (j, file) in entry.files.iter().enumerate() {
-                view.files.insert(file.uri.clone(), (i, j));
-                view.resources.push(listed(entry, file));
-                add_to_dirs(&mut dirs, entry, file);
-            }
-        }
-        view.resources.sort_by(|a, b| a.uri.cmp(&b.uri));
-        view.dirs = dirs
-            .into_iter()
-            .map(|(dir, children)| (dir, children.into_values().collect()))
-            .collect();
-        view.entries = kept;
         view.pages = (0..=view.entries.len())
             .map(|_| Default::default())
             .collect();
@@ -141,7 +155,61 @@ impl View {
 
     /// The served skill whose `SKILL.md` is at `uri`.
     pub fn entry(&self, uri: &str) -> Option<&Arc<Entry>> {
-        self.by_uri.get(uri).map(|&i| &self.entries[i])
+        self.lookup().by_uri.get(uri).map(|&i| &self.entries[i])
+    }
+
+    fn lookup(&self) -> &Lookup {
+        self.lookup.get_or_init(|| {
+            let mut lookup = Lookup {
+                by_uri: HashMap::with_capacity(self.entries.len()),
+                files: HashMap::with_capacity(self.entries.iter().map(|e| e.files.len()).sum()),
+            };
+            for (i, entry) in self.entries.iter().enumerate() {
+                lookup.by_uri.insert(entry.uri.clone(), i);
+                for (j, file) in entry.files.iter().enumerate() {
+                    lookup.files.insert(file.uri.clone(), (i, j));
+                }
+            }
+            lookup
+        })
+    }
+
+    fn tree(&self) -> &Tree {
+        self.tree.get_or_init(|| {
+            let mut resources = Vec::new();
+            let mut dirs: BTreeMap<String, BTreeMap<String, Resource>> = BTreeMap::new();
+            for entry in &self.entries {
+                dirs.entry(entry.root.clone()).or_default();
+                for file in &entry.files {
+                    resources.push(listed(entry, file));
+                    add_to_dirs(&mut dirs, entry, file);
+                }
+            }
+            resources.sort_by(|a, b| a.uri.cmp(&b.uri));
+            Tree {
+                resources,
+                dirs: dirs
+                    .into_iter()
+                    .map(|(dir, children)| (dir, children.into_values().collect()))
+                    .collect(),
+            }
+        })
+    }
+
+    /// `resources/list`: every file of every served skill, by URI.
+    pub fn resources(&self) -> &[Resource] {
+        &self.tree().resources
+    }
+
+    /// Whether `resources/list` of this view and of `other` is the same,
+    /// judged from their entries without making either list.
+    pub fn same_resources(&self, other: &View) -> bool {
+        self.entries.len() == other.entries.len()
+            && self
+                .entries
+                .iter()
+                .zip(&other.entries)
+                .all(|(a, b)| Arc::ptr_eq(a, b) || listed_alike(a, b))
     }
 
     /// The `skills/list` page starting at entry `start` (as 2026-07-28
@@ -196,7 +264,7 @@ impl View {
 
     /// The file at `uri`, with its skill.
     pub fn file(&self, uri: &str) -> Option<(&Arc<Entry>, &FileEntry)> {
-        let &(i, j) = self.files.get(uri)?;
+        let &(i, j) = self.lookup().files.get(uri)?;
         let entry = &self.entries[i];
         Some((entry, &entry.files[j]))
     }
@@ -214,16 +282,16 @@ impl View {
 
     /// The children of the directory resource at `uri`.
     pub fn directory(&self, uri: &str) -> Option<&[Resource]> {
-        self.dirs.get(uri).map(Vec::as_slice)
+        self.tree().dirs.get(uri).map(Vec::as_slice)
     }
 
-    /// The digest of every file, by URI.
-    pub fn digests(&self) -> HashMap<&str, &str> {
+    /// The served skill whose `SKILL.md` is at `uri`, found in the
+    /// entries' own order (by URI) without the lookup table.
+    pub fn entry_by_uri_sorted(&self, uri: &str) -> Option<&Arc<Entry>> {
         self.entries
-            .iter()
-            .flat_map(|e| e.files.iter())
-            .map(|f| (f.uri.as_str(), f.digest.as_str()))
-            .collect()
+            .binary_search_by(|e| e.uri.as_str().cmp(uri))
+            .ok()
+            .map(|i| &self.entries[i])
     }
 }
 
@@ -242,6 +310,19 @@ fn listed(entry: &Entry, file: &FileEntry) -> Resource {
         Some(mime) => resource.with_mime_type(mime),
         None => resource,
     }
+}
+
+/// Whether two entries give the same `resources/list` entries: the same
+/// files (URI, path, type) and the same name and description, which the
+/// document's entry carries.
+fn listed_alike(a: &Entry, b: &Entry) -> bool {
+    a.wire.frontmatter.name == b.wire.frontmatter.name
+        && a.wire.frontmatter.description == b.wire.frontmatter.description
+        && a.files.len() == b.files.len()
+        && a.files
+            .iter()
+            .zip(&b.files)
+            .all(|(f, g)| f.uri == g.uri && f.rel == g.rel && f.mime == g.mime)
 }
 
 /// Adds a file and the folders above it to the directory tree of its skill.
