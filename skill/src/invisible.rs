@@ -36,9 +36,20 @@ pub fn is_invisible(c: char) -> bool {
     )
 }
 
+/// Whether `text` holds an invisible character. Every one is outside
+/// ASCII, so only the text from the first non-ASCII byte is decoded: most
+/// fields are ASCII, and this runs on every field of every skill.
+pub fn has_invisible(text: &str) -> bool {
+    match text.bytes().position(|b| !b.is_ascii()) {
+        // A non-ASCII byte found by position starts a character.
+        Some(start) => text[start..].chars().any(is_invisible),
+        None => false,
+    }
+}
+
 /// `text` without its invisible characters (borrowed when it has none).
 pub fn strip(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_invisible) {
+    if !has_invisible(text) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.chars().filter(|&c| !is_invisible(c)).collect())
@@ -75,6 +86,9 @@ mod tests {
             ["U+E0068", "U+E0069", "U+200B", "U+FEFF", "U+00AD"]
         );
         assert!(matches!(strip("plain é 技能 😀"), Cow::Borrowed(_)));
+        assert!(matches!(strip("only ascii"), Cow::Borrowed(_)));
+        assert!(has_invisible("ascii first, then é and a\u{200B}"));
+        assert!(!has_invisible("ascii first, then é"));
         // Emoji joiners (U+200D) are format characters too.
         assert_eq!(strip("a\u{200D}b"), "ab");
     }
