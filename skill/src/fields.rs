@@ -320,7 +320,11 @@ pub(crate) fn normalise_named(
     // A declared name served under another (its folder's) is kept as the
     // text people read.
     let display_name = f.text("name").filter(|declared| *declared != name);
-    if let Some(declared) = &display_name {
+    // A declared name that could serve is the provider's to explain (the
+    // local provider serves one of two same-named skills by its folder).
+    if let Some(declared) = &display_name
+        && !crate::names::is_identifier(declared)
+    {
         let why = if declared.contains(':') {
             "':' is reserved for namespaces"
         } else {

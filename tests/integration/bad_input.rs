@@ -230,31 +230,6 @@ fn symlink_loop_does_not_hang_and_is_reported() {
 }
 
 #[test]
-fn two_skills_with_one_name_in_a_root_report_a_duplicate() {
-    let (_dir, root, catalog) = catalog_with(&[
-        (
-            "a/SKILL.md",
-            skill_md("same", "First by folder order").as_bytes(),
-        ),
-        (
-            "b/SKILL.md",
-            skill_md("same", "Second by folder order").as_bytes(),
-        ),
-    ]);
-    assert_eq!(
-        catalog.get("same").and_then(|s| s.description()),
-        Some("First by folder order")
-    );
-    let d = diagnostic_for(&catalog, &root.join("b/SKILL.md"));
-    assert!(d.message.contains("duplicate skill name"), "{d}");
-    assert!(
-        d.message
-            .contains(&root.join("a/SKILL.md").display().to_string()),
-        "{d}"
-    );
-}
-
-#[test]
 fn missing_description_warns_and_the_skill_still_loads() {
     let (_dir, root, catalog) =
         catalog_with(&[("bare/SKILL.md", b"---\nlicense: MIT\n---\nbody\n")]);

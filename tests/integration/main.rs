@@ -18,6 +18,7 @@ mod probe_serves_tree;
 mod provider_changes;
 mod provider_template;
 mod registry;
+mod same_names;
 mod sandbox;
 mod usage;
 mod validate_reference;

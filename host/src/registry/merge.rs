@@ -1,7 +1,9 @@
 //! Merging provider views into one catalog, in precedence order. Pure.
 //!
 //! The first skill of a name wins. A later one from the same provider is a
-//! duplicate (an error); from a lower provider it is shadowed (a warning).
+//! duplicate (an error: the local provider serves a second same-named
+//! folder under its folder's name where it can, so this is the case where
+//! it cannot); from a lower provider it is shadowed (a warning).
 //! The same file reached through two roots (a symlink) counts once, and a
 //! file two providers claim belongs to the one whose grant holds it most
 //! closely (see `hold`); the other claim is named in a warning. Remote

@@ -1,7 +1,8 @@
 //! One entry of a skills root: what it turned out to be, and the record of
 //! its changes (so the host is sent only what changed).
 
-use skillhost_guest_sdk::delta::Changes;
+use crate::ledger::Ledger;
+use crate::names::Claim;
 use skillhost_guest_sdk::files::{EntryKind, Stamp};
 use skillhost_guest_sdk::skill::frontmatter::{Finding, starts_with_frontmatter};
 use skillhost_guest_sdk::skill::layout::{self, Candidate, LOWERCASE_SKILL_FILE, SKILL_FILE};
@@ -25,8 +26,11 @@ pub enum State {
 /// it changed, not the whole entry (which the host holds once sent).
 #[derive(Debug, Clone)]
 pub struct Skill {
-    /// Its name.
+    /// The name it is served under (see `crate::names`).
     pub name: String,
+    /// The name it declares, when it is served under its folder's because
+    /// another skill holds that one.
+    pub declared: Option<String>,
     /// The verbatim frontmatter: the parsed entry is a function of it
     /// (the host derives the fields, and warns about them, from it).
     raw: String,
@@ -36,7 +40,24 @@ pub struct Skill {
 
 impl PartialEq for Skill {
     fn eq(&self, other: &Self) -> bool {
-        self.name == other.name && self.raw == other.raw
+        self.name == other.name && self.declared == other.declared && self.raw == other.raw
+    }
+}
+
+impl Skill {
+    /// Gives up the name it is served under.
+    fn release(&self, ledger: &mut Ledger) {
+        ledger.names.release(&self.name, self.declared.is_some());
+    }
+
+    /// Serves the skill under the name `ledger` gives it.
+    fn take_name(&mut self, folder: &str, ledger: &mut Ledger) {
+        let Claim { name, declared } = ledger.names.claim(&self.name, folder);
+        if let Some(pending) = &mut self.pending {
+            pending.name.clone_from(&name);
+        }
+        self.name = name;
+        self.declared = declared;
     }
 }
 
@@ -65,7 +86,8 @@ pub struct Entry {
     pub base: String,
     /// Whether it is a flat skill.
     pub flat: bool,
-    /// The name used when the frontmatter declares none.
+    /// The name used when the frontmatter declares none, or when another
+    /// skill holds the one it declares (its folder's, or a flat file's stem).
     pub default_name: String,
     /// Size and time of the document when it was last read.
     pub stamp: Option<Stamp>,
@@ -146,9 +168,12 @@ impl Entry {
 
     /// Points the entry at another document (a link resolved to a folder or
     /// a file). A skill the host knew at the old document leaves it.
-    pub fn retarget(&mut self, kind: Kind, doc: String, base: String, changes: &mut Changes) {
-        if doc != self.doc && matches!(self.state, State::Skill(_)) {
-            changes.removed(&self.doc);
+    pub fn retarget(&mut self, kind: Kind, doc: String, base: String, ledger: &mut Ledger) {
+        if doc != self.doc
+            && let State::Skill(skill) = &self.state
+        {
+            skill.release(ledger);
+            ledger.changes.removed(&self.doc);
             self.state = State::Unknown;
         }
         self.kind = kind;
@@ -161,19 +186,26 @@ impl Entry {
     /// it is or was a skill; anything else it shows (a diagnostic) only
     /// moves the epoch. The new state always replaces the old one, so a
     /// re-read skill has its entry ready to send again.
-    pub fn settle(&mut self, state: State, changes: &mut Changes) {
+    pub fn settle(&mut self, mut state: State, ledger: &mut Ledger) {
         self.suspect = false;
+        // Its own name is given up first, so a skill read again keeps it.
+        if let State::Skill(old) = &self.state {
+            old.release(ledger);
+        }
+        if let State::Skill(new) = &mut state {
+            new.take_name(&self.default_name, ledger);
+        }
         let recovered = self.transient.take().is_some();
         if state != self.state {
             let skill_involved =
                 matches!(state, State::Skill(_)) || matches!(self.state, State::Skill(_));
             if skill_involved {
-                changes.changed(&self.doc);
+                ledger.changes.changed(&self.doc);
             } else {
-                changes.touched();
+                ledger.changes.touched();
             }
         } else if recovered {
-            changes.touched();
+            ledger.changes.touched();
         }
         self.state = state;
     }
@@ -181,9 +213,9 @@ impl Entry {
     /// Records a transient failure: the state is kept, the view is
     /// incomplete, and the entry stays suspect so the next snapshot tries
     /// again.
-    pub fn fail(&mut self, message: String, changes: &mut Changes) {
+    pub fn fail(&mut self, message: String, ledger: &mut Ledger) {
         if self.transient.as_ref() != Some(&message) {
-            changes.touched();
+            ledger.changes.touched();
         }
         self.transient = Some(message);
         self.suspect = true;
@@ -199,13 +231,16 @@ impl Entry {
     }
 
     /// Records that the entry left its root.
-    pub fn forget(self, changes: &mut Changes) {
-        match self.state {
-            State::Skill(_) => changes.removed(&self.doc),
-            State::Broken(_) | State::NotSkill(Some(_)) => changes.touched(),
+    pub fn forget(self, ledger: &mut Ledger) {
+        match &self.state {
+            State::Skill(skill) => {
+                skill.release(ledger);
+                ledger.changes.removed(&self.doc);
+            }
+            State::Broken(_) | State::NotSkill(Some(_)) => ledger.changes.touched(),
             State::NotSkill(None) | State::Unknown => {
                 if self.transient.is_some() {
-                    changes.touched();
+                    ledger.changes.touched();
                 }
             }
         }
@@ -220,6 +255,7 @@ impl Entry {
         match parse_skill(bytes, &self.default_name) {
             Ok(doc) => State::Skill(Skill {
                 name: doc.name.clone(),
+                declared: None,
                 raw: doc.frontmatter.raw.clone(),
                 pending: Some(Box::new(doc.entry(self.doc.clone(), self.base.clone()))),
             }),

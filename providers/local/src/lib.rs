@@ -15,6 +15,8 @@ static ALLOCATOR: skillhost_guest_sdk::alloc::SizeClasses =
 
 mod entry;
 mod fs;
+mod ledger;
+mod names;
 mod reads;
 mod resources;
 mod scan;
@@ -40,6 +42,9 @@ pub struct SkillRef {
     pub flat: bool,
     /// The name it gets when the frontmatter declares none.
     pub default_name: String,
+    /// The name it declares, when it is served under its folder's because
+    /// another skill holds that one (see `names`).
+    pub declared: Option<String>,
 }
 
 /// The provider's state between calls.
@@ -110,6 +115,10 @@ impl LocalProvider {
             base: entry.base.clone(),
             flat: entry.flat,
             default_name: entry.default_name.clone(),
+            declared: match &entry.state {
+                entry::State::Skill(skill) => skill.declared.clone(),
+                _ => None,
+            },
         })
     }
 }
@@ -193,7 +202,12 @@ impl Provider for LocalProvider {
                 return Err(read_error(&skill.doc, e));
             }
         };
-        let doc = parse_skill(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
+        let mut doc =
+            parse_skill(&bytes, &skill.default_name).map_err(|f| invalid(&skill.doc, f))?;
+        if skill.declared.as_ref() == Some(&doc.name) {
+            // Still the name another skill holds: served as the catalog has it.
+            doc.name = name.to_string();
+        }
         if doc.name != name {
             // The file now declares another name: the catalog is stale.
             self.catalog.suspect_document(&skill.doc);

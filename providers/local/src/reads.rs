@@ -4,7 +4,7 @@
 
 use crate::entry::{Entry, Kind, State, note};
 use crate::fs::Failure;
-use skillhost_guest_sdk::delta::Changes;
+use crate::ledger::Ledger;
 use skillhost_guest_sdk::files::{self, EntryKind, FsError};
 use skillhost_guest_sdk::host;
 use skillhost_guest_sdk::skill::frontmatter::{MAX_DOCUMENT_BYTES, too_large};
@@ -13,7 +13,7 @@ use skillhost_guest_sdk::skill::reads::{BATCH, READ_AHEAD_FROM};
 use skillhost_guest_sdk::{Severity, SkillEntry};
 
 /// Learns what each suspect symlink points at (one batched stat).
-pub fn resolve_links(mut links: Vec<&mut Entry>, changes: &mut Changes) {
+pub fn resolve_links(mut links: Vec<&mut Entry>, ledger: &mut Ledger) {
     if links.is_empty() {
         return;
     }
@@ -37,7 +37,7 @@ pub fn resolve_links(mut links: Vec<&mut Entry>, changes: &mut Changes) {
                     format!("{}/{SKILL_FILE}", entry.path)
                 };
                 let base = entry.path.clone();
-                entry.retarget(Kind::Bundle, doc, base, changes);
+                entry.retarget(Kind::Bundle, doc, base, ledger);
             }
             Ok(info) if info.kind == EntryKind::File && layout::markdown_stem(&name).is_some() => {
                 let doc = entry.path.clone();
@@ -47,25 +47,23 @@ pub fn resolve_links(mut links: Vec<&mut Entry>, changes: &mut Changes) {
                     .rsplit_once('/')
                     .map_or_else(|| entry.path.clone(), |(root, _)| root.to_string());
                 entry.default_name = layout::markdown_stem(&name).unwrap_or_default().to_string();
-                entry.retarget(Kind::Flat, doc, base, changes);
+                entry.retarget(Kind::Flat, doc, base, ledger);
             }
-            Ok(_) => entry.settle(State::NotSkill(None), changes),
+            Ok(_) => entry.settle(State::NotSkill(None), ledger),
             Err(Failure::Missing) => entry.settle(
                 State::NotSkill(Some((
                     Severity::Error,
                     note("dangling symlink: its target does not exist"),
                 ))),
-                changes,
+                ledger,
             ),
-            Err(Failure::Transient(m)) => {
-                entry.fail(format!("cannot follow symlink: {m}"), changes)
-            }
+            Err(Failure::Transient(m)) => entry.fail(format!("cannot follow symlink: {m}"), ledger),
             Err(e) => entry.settle(
                 State::NotSkill(Some((
                     Severity::Error,
                     note(&format!("cannot follow symlink: {e}")),
                 ))),
-                changes,
+                ledger,
             ),
         }
     }
@@ -73,7 +71,7 @@ pub fn resolve_links(mut links: Vec<&mut Entry>, changes: &mut Changes) {
 
 /// Stats every suspect document that has a stamp (one batched call); the
 /// unchanged ones are settled without a read.
-pub fn check_stamps(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
+pub fn check_stamps(mut entries: Vec<&mut Entry>, ledger: &mut Ledger) {
     if entries.is_empty() {
         return;
     }
@@ -84,7 +82,7 @@ pub fn check_stamps(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
             Ok(info) if info.kind == EntryKind::File && Some(info.stamp) == entry.stamp => {
                 entry.suspect = false;
                 if entry.transient.take().is_some() {
-                    changes.touched();
+                    ledger.changes.touched();
                 }
             }
             Ok(_) => entry.stamp = None,
@@ -93,9 +91,9 @@ pub fn check_stamps(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
             Err(Failure::Missing) if entry.kind == Kind::Bundle => entry.stamp = None,
             Err(Failure::Missing) => {
                 entry.stamp = None;
-                entry.settle(State::NotSkill(None), changes);
+                entry.settle(State::NotSkill(None), ledger);
             }
-            Err(Failure::Transient(m)) => entry.fail(format!("cannot read: {m}"), changes),
+            Err(Failure::Transient(m)) => entry.fail(format!("cannot read: {m}"), ledger),
             Err(_) => entry.stamp = None,
         }
     }
@@ -106,14 +104,14 @@ pub fn check_stamps(mut entries: Vec<&mut Entry>, changes: &mut Changes) {
 /// crosses into the sandbox: a snapshot needs no body. With `send_ahead`,
 /// the skills of each batch go to the host once it is parsed (each entry
 /// is settled by then: only the entries it skips are read again below).
-pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes, send_ahead: bool) {
+pub fn read_documents(mut entries: Vec<&mut Entry>, ledger: &mut Ledger, send_ahead: bool) {
     entries.retain_mut(|entry| {
         let name = entry.path.rsplit('/').next().unwrap_or_default();
         if entry.flat && layout::is_misplaced_document(name) {
             let warning = note(&format!(
                 "a {name} directly in a skills root is not a skill; use its parent folder as the root"
             ));
-            entry.settle(State::NotSkill(Some((Severity::Warning, warning))), changes);
+            entry.settle(State::NotSkill(Some((Severity::Warning, warning))), ledger);
             return false;
         }
         true
@@ -137,7 +135,7 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes, send_
                 lowercase[offset + index] = true;
                 continue;
             }
-            read_document(entry, &paths[index], read, changes);
+            read_document(entry, &paths[index], read, ledger);
         }
         offset += batch.len();
         if send_ahead {
@@ -163,7 +161,7 @@ pub fn read_documents(mut entries: Vec<&mut Entry>, changes: &mut Changes, send_
             } else {
                 paths[index].clone()
             };
-            read_document(entry, &doc, read, changes);
+            read_document(entry, &doc, read, ledger);
         }
         if send_ahead {
             send(batch);
@@ -186,19 +184,19 @@ fn read_document(
     entry: &mut Entry,
     doc: &str,
     read: Result<(&[u8], files::Stamp), files::FsError>,
-    changes: &mut Changes,
+    ledger: &mut Ledger,
 ) {
     let read = match read.map_err(Failure::from) {
         Err(Failure::Transient(m)) => {
             // A failed read proves nothing: the entry keeps its document.
-            entry.fail(format!("cannot read: {m}"), changes);
+            entry.fail(format!("cannot read: {m}"), ledger);
             return;
         }
         other => other,
     };
     if doc != entry.doc {
         let (kind, base) = (entry.kind, entry.base.clone());
-        entry.retarget(kind, doc.to_string(), base, changes);
+        entry.retarget(kind, doc.to_string(), base, ledger);
     }
     let state = match read {
         Ok((bytes, stamp)) => {
@@ -215,5 +213,5 @@ fn read_document(
             }
         }
     };
-    entry.settle(state, changes);
+    entry.settle(state, ledger);
 }

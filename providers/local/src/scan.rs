@@ -6,14 +6,15 @@
 //! lists a root, one stats every suspect document, one reads every document
 //! that must be parsed again.
 
-use crate::entry::{Entry, Kind, State};
+use crate::entry::{Entry, Kind, Skill, State};
 use crate::fs::Failure;
+use crate::ledger::Ledger;
 use crate::reads::{check_stamps, read_documents, resolve_links};
-use skillhost_guest_sdk::delta::{Changes, Entries};
+use skillhost_guest_sdk::delta::Entries;
 use skillhost_guest_sdk::files;
 use skillhost_guest_sdk::skill::layout;
 use skillhost_guest_sdk::{Diagnostic, Observation, Severity, SkillEntry, to_wit_diagnostic};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 struct Root {
     guest: String,
@@ -27,7 +28,7 @@ struct Root {
 /// Discovery state across calls.
 pub struct Catalog {
     roots: Vec<Root>,
-    changes: Changes,
+    ledger: Ledger,
     listings: u64,
     scanned: bool,
     /// Whether some entry may be suspect. A snapshot after a change was
@@ -76,7 +77,7 @@ impl Catalog {
             .collect();
         Catalog {
             roots,
-            changes: Changes::new(),
+            ledger: Ledger::new(),
             listings: 0,
             scanned: false,
             marked: true,
@@ -157,7 +158,7 @@ impl Catalog {
     /// (`Entry::fail`, `Entry::settle`, the listing failure) — so comparing
     /// it is the whole change decision.
     pub fn epoch(&self) -> u64 {
-        self.changes.epoch()
+        self.ledger.changes.epoch()
     }
 
     /// Re-examines whatever is suspect, in at most one listing per root and
@@ -165,6 +166,44 @@ impl Catalog {
     /// each batch of skills read is sent to the host as soon as it is
     /// parsed (`emit-skills`) instead of waiting for the answer.
     pub fn refresh(&mut self, send_ahead: bool) {
+        self.examine(send_ahead);
+        // A skill served under its folder's name takes the one it declares
+        // once that is free. Each round hands out names that were given
+        // up; a few settle any real tree.
+        for _ in 0..4 {
+            if !(self.ledger.names.take_released() && self.reclaim()) {
+                break;
+            }
+            self.examine(send_ahead);
+        }
+    }
+
+    /// Marks for reading every skill served under its folder's name whose
+    /// declared name is free; returns whether there was one.
+    fn reclaim(&mut self) -> bool {
+        let Catalog {
+            roots,
+            ledger,
+            marked,
+            ..
+        } = self;
+        let mut any = false;
+        for entry in all(roots) {
+            if let State::Skill(skill) = &entry.state
+                && let Some(declared) = &skill.declared
+                && !ledger.names.is_held(declared)
+            {
+                entry.suspect = true;
+                entry.stamp = None;
+                any = true;
+            }
+        }
+        *marked |= any;
+        any
+    }
+
+    /// One pass of [`Catalog::refresh`].
+    fn examine(&mut self, send_ahead: bool) {
         self.scanned = true;
         for index in 0..self.roots.len() {
             if self.roots[index].listing_suspect {
@@ -173,7 +212,7 @@ impl Catalog {
         }
         let Catalog {
             roots,
-            changes,
+            ledger,
             marked,
             ..
         } = self;
@@ -190,7 +229,7 @@ impl Catalog {
             .filter(|e| e.suspect && e.kind == Kind::Link)
             .map(|e| &mut **e)
             .collect();
-        resolve_links(links, changes);
+        resolve_links(links, ledger);
         // A document read as `skill.md` is read again rather than stat'ed:
         // only a read tells whether a `SKILL.md` now takes over.
         let stamped: Vec<&mut Entry> = suspects
@@ -200,13 +239,13 @@ impl Catalog {
             })
             .map(|e| &mut **e)
             .collect();
-        check_stamps(stamped, changes);
+        check_stamps(stamped, ledger);
         let unread: Vec<&mut Entry> = suspects
             .iter_mut()
             .filter(|e| e.suspect && e.kind != Kind::Link)
             .map(|e| &mut **e)
             .collect();
-        read_documents(unread, changes, send_ahead);
+        read_documents(unread, ledger, send_ahead);
         // A transient failure leaves its entry suspect for the next time.
         *marked = suspects.iter().any(|e| e.suspect);
     }
@@ -218,7 +257,7 @@ impl Catalog {
         let pass = self.listings;
         let Catalog {
             roots,
-            changes,
+            ledger,
             marked,
             ..
         } = self;
@@ -234,7 +273,7 @@ impl Catalog {
                 let failure = Some((transient, format!("cannot list the root: {e}")));
                 if root.listing_failure != failure {
                     root.listing_failure = failure;
-                    changes.touched();
+                    ledger.changes.touched();
                 }
                 if transient {
                     // Try again next time; a failed listing proves nothing gone.
@@ -244,7 +283,7 @@ impl Catalog {
             }
         };
         if root.listing_failure.take().is_some() {
-            changes.touched();
+            ledger.changes.touched();
         }
         if root.entries.is_empty() {
             // The first listing builds the map in one pass: a lookup and an
@@ -272,7 +311,7 @@ impl Catalog {
                     // New entries are suspect.
                     *marked = true;
                     if let Some(old) = root.entries.insert(item.name, entry) {
-                        old.forget(changes);
+                        old.forget(ledger);
                     }
                 }
             }
@@ -285,7 +324,7 @@ impl Catalog {
             .collect();
         for name in gone {
             if let Some(old) = root.entries.remove(&name) {
-                old.forget(changes);
+                old.forget(ledger);
             }
         }
     }
@@ -316,6 +355,21 @@ impl Catalog {
     pub fn diagnostics(&self) -> (Vec<Diagnostic>, bool) {
         let mut out = Vec::new();
         let mut complete = true;
+        // Who holds each name, to name it beside a skill that wanted it.
+        let holders: HashMap<&str, (&str, &str)> = if self.ledger.names.any_renamed() {
+            self.roots
+                .iter()
+                .flat_map(|r| r.entries.values().map(move |e| (r, e)))
+                .filter_map(|(root, e)| match &e.state {
+                    State::Skill(skill) => {
+                        Some((skill.name.as_str(), (root.guest.as_str(), e.doc.as_str())))
+                    }
+                    _ => None,
+                })
+                .collect()
+        } else {
+            HashMap::new()
+        };
         for root in &self.roots {
             if let Some((transient, message)) = &root.listing_failure {
                 complete &= !transient;
@@ -327,6 +381,26 @@ impl Catalog {
                     out.push(plain_diagnostic(&entry.doc, message));
                 }
                 match &entry.state {
+                    State::Skill(Skill {
+                        name,
+                        declared: Some(declared),
+                        ..
+                    }) => {
+                        let holder = holders.get(declared.as_str()).map_or_else(
+                            || "another skill".to_string(),
+                            |(root, doc)| relative(root, doc).to_string(),
+                        );
+                        out.push(Diagnostic {
+                            severity: Severity::Warning,
+                            path: entry.doc.clone(),
+                            line: None,
+                            field: Some("name".to_string()),
+                            message: format!(
+                                "declares the name {declared:?}, which {holder} already has: \
+                                 served as {name:?}, its folder's name (ask for it by that name)"
+                            ),
+                        });
+                    }
                     // The host warns about a kept skill's fields itself.
                     State::Skill(_) => {}
                     State::Broken(finding) => {
@@ -349,7 +423,7 @@ impl Catalog {
     /// Whether the host holding `known` gets everything: it does not hold
     /// the last observation sent.
     pub fn wants_everything(&self, known: Option<u64>) -> bool {
-        !self.changes.holds(known)
+        !self.ledger.changes.holds(known)
     }
 
     /// Marks every skill for re-reading whose entry was already sent (the
@@ -374,8 +448,10 @@ impl Catalog {
     /// [`Catalog::reload_sent`] first when it wants everything).
     pub fn observation(&mut self, known: Option<u64>) -> Observation {
         let (diagnostics, complete) = self.diagnostics();
-        let Catalog { roots, changes, .. } = self;
-        changes.observation(known, &mut Pending(roots), diagnostics, complete)
+        let Catalog { roots, ledger, .. } = self;
+        ledger
+            .changes
+            .observation(known, &mut Pending(roots), diagnostics, complete)
     }
 
     /// The first skill named `name`.
@@ -395,6 +471,13 @@ fn plain_diagnostic(path: &str, message: &str) -> Diagnostic {
         field: None,
         message: message.to_string(),
     }
+}
+
+/// `doc` relative to the root `root` it lies in.
+fn relative<'a>(root: &str, doc: &'a str) -> &'a str {
+    doc.strip_prefix(root)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .unwrap_or(doc)
 }
 
 /// The name of the entry of `root` that `path` is or lies beneath.
