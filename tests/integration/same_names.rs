@@ -181,3 +181,50 @@ fn without_a_usable_folder_name_the_duplicate_is_reported_naming_both() {
         "{d}"
     );
 }
+
+#[test]
+fn flat_files_fall_back_to_their_stem() {
+    let f = Fixture::new(&[
+        ("a.md", skill_md("same", "First flat").as_bytes()),
+        ("b.md", skill_md("same", "Second flat").as_bytes()),
+    ]);
+    assert_eq!(f.description("same").as_deref(), Some("First flat"));
+    assert_eq!(f.description("b").as_deref(), Some("Second flat"));
+    assert_eq!(
+        f.registry.load("b").unwrap().skill.description(),
+        Some("Second flat")
+    );
+}
+
+#[test]
+fn three_hundred_folders_declaring_one_name_are_all_served() {
+    let texts: Vec<(String, String)> = (0..300)
+        .map(|i| {
+            (
+                format!("copy-{i:03}/SKILL.md"),
+                skill_md("template", &format!("Copy {i}")),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &[u8])> = texts
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_bytes()))
+        .collect();
+    let f = Fixture::new(&files);
+    let catalog = f.registry.snapshot();
+    assert_eq!(catalog.skills.len(), 300);
+    assert_eq!(
+        catalog.get("template").and_then(|s| s.description()),
+        Some("Copy 0")
+    );
+    assert_eq!(
+        catalog.get("copy-299").and_then(|s| s.description()),
+        Some("Copy 299")
+    );
+    let warnings = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("copy-000/SKILL.md already has"))
+        .count();
+    assert_eq!(warnings, 299, "{:?}", catalog.diagnostics.first());
+}

@@ -52,8 +52,10 @@ impl Skill {
 
     /// Serves the skill under the name `ledger` gives it.
     fn take_name(&mut self, folder: &str, ledger: &mut Ledger) {
-        let Claim { name, declared } = ledger.names.claim(&self.name, folder);
-        if let Some(pending) = &mut self.pending {
+        let Claim { name, declared } = ledger.names.claim(std::mem::take(&mut self.name), folder);
+        if declared.is_some()
+            && let Some(pending) = &mut self.pending
+        {
             pending.name.clone_from(&name);
         }
         self.name = name;

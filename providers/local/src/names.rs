@@ -40,8 +40,8 @@ pub struct Names {
 impl Names {
     /// Takes a name for a skill that declares `declared` (already a safe
     /// name) and lives in the entry named `folder`.
-    pub fn claim(&mut self, declared: &str, folder: &str) -> Claim {
-        let fallback = self.is_held(declared)
+    pub fn claim(&mut self, declared: String, folder: &str) -> Claim {
+        let fallback = self.is_held(&declared)
             && folder != declared
             && is_identifier(folder)
             && !self.is_held(folder);
@@ -49,15 +49,20 @@ impl Names {
             self.renamed += 1;
             Claim {
                 name: folder.to_string(),
-                declared: Some(declared.to_string()),
+                declared: Some(declared),
             }
         } else {
             Claim {
-                name: declared.to_string(),
+                name: declared,
                 declared: None,
             }
         };
-        *self.held.entry(claim.name.clone()).or_default() += 1;
+        match self.held.get_mut(&claim.name) {
+            Some(count) => *count += 1,
+            None => {
+                self.held.insert(claim.name.clone(), 1);
+            }
+        }
         claim
     }
 

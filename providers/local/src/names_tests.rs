@@ -3,7 +3,7 @@ use super::*;
 #[test]
 fn the_second_claim_of_a_name_gets_the_folder_name_and_the_first_release_frees_it() {
     let mut names = Names::default();
-    let first = names.claim("same", "a");
+    let first = names.claim("same".into(), "a");
     assert_eq!(
         first,
         Claim {
@@ -11,7 +11,7 @@ fn the_second_claim_of_a_name_gets_the_folder_name_and_the_first_release_frees_i
             declared: None
         }
     );
-    let second = names.claim("same", "b");
+    let second = names.claim("same".into(), "b");
     assert_eq!(second.name, "b");
     assert_eq!(second.declared.as_deref(), Some("same"));
     assert!(names.any_renamed());
@@ -28,18 +28,30 @@ fn the_second_claim_of_a_name_gets_the_folder_name_and_the_first_release_frees_i
 #[test]
 fn a_folder_name_that_is_taken_or_no_identifier_leaves_the_duplicate_as_declared() {
     let mut names = Names::default();
-    names.claim("same", "a");
-    names.claim("b", "x");
-    assert_eq!(names.claim("same", "b").declared, None, "folder name taken");
-    assert_eq!(names.claim("same", "b c").declared, None, "not one word");
-    assert_eq!(names.claim("same", "same").declared, None, "the same name");
+    names.claim("same".into(), "a");
+    names.claim("b".into(), "x");
+    assert_eq!(
+        names.claim("same".into(), "b").declared,
+        None,
+        "folder name taken"
+    );
+    assert_eq!(
+        names.claim("same".into(), "b c").declared,
+        None,
+        "not one word"
+    );
+    assert_eq!(
+        names.claim("same".into(), "same").declared,
+        None,
+        "the same name"
+    );
     assert!(!names.any_renamed());
 }
 
 #[test]
 fn releasing_a_name_nobody_waits_for_says_nothing() {
     let mut names = Names::default();
-    let only = names.claim("only", "only");
+    let only = names.claim("only".into(), "only");
     names.release(&only.name, false);
     assert!(!names.take_released());
 }
