@@ -149,6 +149,8 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
+    // See Cargo.toml: reqwest may be built with rustls and no provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -67,7 +67,7 @@ async fn send(url: &str, method: &str, mut params: Value) -> (u16, String) {
     let name = name_header(&params);
     params["_meta"] = meta();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut request = reqwest::Client::new().post(url);
+    let mut request = http().post(url);
     if let Some(name) = name {
         request = request.header("Mcp-Name", name);
     }
@@ -330,7 +330,7 @@ async fn listen_filters_are_deduplicated_capped_and_listen_streams_are_capped() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_json_gets_400_with_the_parse_error() {
     let served = Served::start(&[("alpha/SKILL.md", skill("alpha", "The first").as_bytes())]).await;
-    let response = reqwest::Client::new()
+    let response = http()
         .post(&served.url)
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")

@@ -83,7 +83,7 @@ async fn post(
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> (u16, String, reqwest::header::HeaderMap) {
-    let mut request = reqwest::Client::new()
+    let mut request = http()
         .post(url)
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
@@ -227,7 +227,7 @@ async fn foreign_hosts_and_origins_oversized_bodies_and_other_paths_are_refused(
     huge.extend(format!(",\"pad\":\"{}\"}}", "x".repeat(2 << 20)).bytes());
     let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
         huge.chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect();
-    let streamed = reqwest::Client::new()
+    let streamed = http()
         .post(&url)
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")

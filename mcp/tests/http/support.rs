@@ -174,12 +174,23 @@ impl ClientHandler for Recorder {
 
 pub type Client = RunningService<RoleClient, Recorder>;
 
+/// A plain HTTP client with no proxy. Every test builds its clients here:
+/// in a workspace build reqwest carries rustls without a crypto provider
+/// (see Cargo.toml), so ring is installed first.
+pub fn http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("an HTTP client")
+}
+
 fn transport(url: &str, token: Option<&str>) -> StreamableHttpClientTransport<reqwest::Client> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
     if let Some(token) = token {
         config = config.auth_header(token.to_string());
     }
-    StreamableHttpClientTransport::from_config(config)
+    StreamableHttpClientTransport::with_client(http(), config)
 }
 
 async fn uncached(client: Client) -> Client {

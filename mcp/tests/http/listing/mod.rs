@@ -76,7 +76,7 @@ fn events(body: &str) -> Vec<Vec<(String, String)>> {
 
 impl Session {
     async fn open(url: &str) -> Session {
-        let http = reqwest::Client::builder().no_proxy().build().unwrap();
+        let http = http();
         let mut session = Session {
             http,
             url: url.to_string(),
