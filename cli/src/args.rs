@@ -43,6 +43,27 @@ pub struct StateArgs {
     pub state: Option<PathBuf>,
 }
 
+/// How to reach an OCI registry, for `add`, `update` and `publish`.
+#[derive(clap::Args, Clone, Default)]
+pub struct RegistryArgs {
+    /// Plain HTTP instead of HTTPS, for a registry on loopback only (as
+    /// `oras --plain-http`).
+    #[arg(long)]
+    pub plain_http: bool,
+    /// A file holding a bearer token for the registry (default: the
+    /// registry's entry in the Docker config's auths, else anonymous).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// The Docker config whose `auths` hold the registry's credentials
+    /// (default: ~/.docker/config.json, when there is one).
+    #[arg(long, value_name = "FILE")]
+    pub docker_config: Option<PathBuf>,
+    /// Seconds each registry operation may take before it is given up.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub registry_timeout: u64,
+}
+
 /// How large the model's listing may be, for every command that renders it.
 #[derive(clap::Args, Clone, Default)]
 pub struct ListingArgs {
@@ -239,6 +260,68 @@ pub enum Command {
         #[arg(value_name = "FILE")]
         file: Option<PathBuf>,
         /// Print what was trusted as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a provider component from an OCI registry
+    /// (oci://REGISTRY/REPOSITORY:TAG or ...@sha256:DIGEST): pull it, show
+    /// what `inspect` shows, and after confirmation write a pinned
+    /// [[provider]] to skillhost.toml, trust the file and precompile it.
+    Add {
+        /// The component's reference.
+        #[arg(value_name = "REF")]
+        reference: String,
+        /// A folder it may read (read-only); what it asks for on its own is
+        /// never granted.
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+        /// An HTTP origin it may reach (scheme://host:port).
+        #[arg(long = "origin", value_name = "ORIGIN")]
+        origins: Vec<String>,
+        /// Its provider id (default: the repository's last part).
+        #[arg(long, value_name = "ID")]
+        id: Option<String>,
+        /// Write without asking (for scripts). Without a terminal to ask
+        /// on, nothing is written unless this is given.
+        #[arg(long)]
+        yes: bool,
+        #[command(flatten)]
+        registry: RegistryArgs,
+        /// Where components are stored and the file is trusted.
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Re-resolve the tags of providers added from a registry and show, for
+    /// each, the old and new digest and how their manifests differ;
+    /// re-pin after approval.
+    Update {
+        /// Only this provider (default: every one added from a registry).
+        #[arg(value_name = "ID")]
+        id: Option<String>,
+        /// Change nothing; exit 1 when an update exists (for CI).
+        #[arg(long)]
+        check: bool,
+        /// Re-pin without asking (for scripts).
+        #[arg(long, conflicts_with = "check")]
+        yes: bool,
+        #[command(flatten)]
+        registry: RegistryArgs,
+        /// Where components are stored and the file is trusted.
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Push a provider component to an OCI registry as a Wasm artifact
+    /// (one application/wasm layer); refuses a file that is not one.
+    Publish {
+        /// The component.
+        #[arg(value_name = "PROVIDER.wasm")]
+        file: PathBuf,
+        /// Where to push it: oci://REGISTRY/REPOSITORY:TAG.
+        #[arg(value_name = "REF")]
+        reference: String,
+        #[command(flatten)]
+        registry: RegistryArgs,
+        /// Print what was published as JSON.
         #[arg(long)]
         json: bool,
     },

@@ -2,8 +2,8 @@
 //! silence, a layer whose bytes are not its digest, a giant manifest. Each
 //! is refused with the reference and the reason.
 
-use crate::support::{LocalRegistry, component, plain, runtime};
 use skillhost_oci::{CONFIG_MEDIA_TYPE, Credentials, Digest, Error, Options, Registry};
+use skillhost_tests::registry::{LocalRegistry, component, plain, runtime};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 

@@ -2,8 +2,8 @@
 //! skillhost, and one skillhost published is pulled and digest-checked by
 //! `skopeo`.
 
-use crate::support::{LocalRegistry, component, runtime};
 use skillhost_oci::{CONFIG_MEDIA_TYPE, Credentials, Digest, LAYER_MEDIA_TYPE};
+use skillhost_tests::registry::{LocalRegistry, component, runtime};
 use std::path::Path;
 use std::process::Command;
 

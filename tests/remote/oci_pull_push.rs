@@ -1,7 +1,7 @@
 //! Publishing and pulling against the real registry.
 
-use crate::support::{LocalRegistry, basic, component, plain, runtime};
 use skillhost_oci::{ComponentRef, Credentials, Digest, Error, Options, Registry, Store};
+use skillhost_tests::registry::{LocalRegistry, basic, component, plain, runtime};
 
 #[test]
 fn a_published_component_pulls_back_by_tag_and_by_digest_and_a_moved_tag_leaves_the_pin_alone() {

@@ -13,6 +13,7 @@ pub mod http;
 pub mod languages;
 pub mod mcp;
 pub mod nginx;
+pub mod registry;
 pub mod template;
 
 /// The probe guest (`tests/guests/probe`), built from source by `build.rs`.

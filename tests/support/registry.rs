@@ -1,5 +1,6 @@
-//! A real registry on a free loopback port, in a temporary folder, stopped
-//! when dropped.
+//! A real OCI registry (Debian's `docker-registry`, the CNCF distribution
+//! registry) on a free loopback port, in a temporary folder, stopped when
+//! dropped; anonymous or behind htpasswd basic auth.
 
 use skillhost_oci::{ComponentRef, Credentials, Options, Registry};
 use std::net::TcpListener;

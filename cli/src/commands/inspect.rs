@@ -68,7 +68,7 @@ pub fn run(file: &Path, json: bool) -> Result<ExitCode> {
 
 /// The manifest the component declares (`None`: a 0.1.0 component, which
 /// cannot), or why it could not be read.
-fn declared(
+pub(super) fn declared(
     runtime: &Runtime,
     bytes: &[u8],
     description: &Description,
@@ -142,9 +142,21 @@ fn as_text(
     declared: &Result<Option<Manifest>, String>,
     grant: &str,
 ) -> String {
+    let mut out = report(&path.display().to_string(), d, declared);
+    out.push_str(&format!("\ngrant it in skillhost.toml:\n\n{grant}"));
+    out
+}
+
+/// What `inspect` shows of a component named `label` (its file, or the
+/// registry reference it came from), without the table granting it.
+pub(super) fn report(
+    label: &str,
+    d: &Description,
+    declared: &Result<Option<Manifest>, String>,
+) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
-    let _ = writeln!(out, "component  {}", path.display());
+    let _ = writeln!(out, "component  {}", clean(label));
     let _ = writeln!(out, "contract   {}", d.contract);
     let _ = writeln!(out, "size       {} bytes", d.size);
     let _ = writeln!(out, "sha256     {}", d.sha256);
@@ -182,7 +194,6 @@ fn as_text(
     for export in &d.exports {
         let _ = writeln!(out, "{}", line(export));
     }
-    let _ = writeln!(out, "\ngrant it in skillhost.toml:\n\n{grant}");
     out
 }
 

@@ -1,5 +1,6 @@
 //! One file per command; each is a thin call into the library.
 
+mod add;
 mod approve;
 mod catalog;
 mod conformance;
@@ -10,10 +11,13 @@ mod invoke;
 mod learn;
 mod load;
 mod mirror;
+mod oci;
+mod publish;
 mod record;
 mod serve;
 mod touch;
 mod trust;
+mod update;
 mod usage;
 mod validate;
 mod watch;
@@ -25,20 +29,51 @@ use std::process::ExitCode;
 
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> Result<ExitCode> {
-    // Trusting a file is about the file, not about what it would run.
-    if let Command::Trust { file, json } = &cli.command {
-        return trust::run(file.as_deref(), *json);
-    }
-    // Describing a component reads no configuration.
-    if let Command::Inspect { file, json } = &cli.command {
-        return inspect::run(file, *json);
-    }
-    // The kit grants only what it is told: no configuration is read.
-    if matches!(cli.command, Command::Conformance { .. }) {
-        return conformance::run(cli.command);
-    }
-    let ctx = Ctx::new(cli.config.as_deref())?;
+    // Started only by the commands that read skills. Trusting a file is
+    // about the file, describing or checking a component reads no
+    // configuration, and a registry command adds to, updates or pushes
+    // from a file without running any provider.
+    let config = cli.config;
+    let ctx = || Ctx::new(config.as_deref());
     match cli.command {
+        Command::Add {
+            reference,
+            roots,
+            origins,
+            id,
+            yes,
+            registry,
+            state,
+        } => add::run(add::Args {
+            config: config.as_deref(),
+            reference: &reference,
+            roots: &roots,
+            origins: &origins,
+            id: id.as_deref(),
+            yes,
+            registry: &registry,
+            state: &state,
+        }),
+        Command::Update {
+            id,
+            check,
+            yes,
+            registry,
+            state,
+        } => update::run(update::Args {
+            config: config.as_deref(),
+            id: id.as_deref(),
+            check,
+            yes,
+            registry: &registry,
+            state: &state,
+        }),
+        Command::Publish {
+            file,
+            reference,
+            registry,
+            json,
+        } => publish::run(&file, &reference, &registry, json),
         Command::Catalog {
             sources,
             json,
@@ -49,7 +84,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             listing,
             state,
         } => catalog::run(
-            &ctx,
+            &ctx()?,
             catalog::Args {
                 sources: &sources,
                 json,
@@ -65,17 +100,17 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             name,
             sources,
             json,
-        } => approve::run(&ctx, &name, &sources, json),
+        } => approve::run(&ctx()?, &name, &sources, json),
         Command::Load {
             name,
             sources,
             json,
-        } => load::run(&ctx, &name, &sources, json),
+        } => load::run(&ctx()?, &name, &sources, json),
         Command::Validate {
             paths,
             profile,
             json,
-        } => validate::run(&ctx, &paths, profile, json),
+        } => validate::run(&ctx()?, &paths, profile, json),
         Command::Inject {
             session,
             sources,
@@ -85,7 +120,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             listing,
             json,
         } => inject::run(
-            &ctx,
+            &ctx()?,
             inject::Args {
                 session: &session,
                 sources: &sources,
@@ -103,7 +138,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             sources,
             listing,
             json,
-        } => touch::run(&ctx, &session, &cwd, &paths, &sources, &listing, json),
+        } => touch::run(&ctx()?, &session, &cwd, &paths, &sources, &listing, json),
         Command::Invoke {
             name,
             args,
@@ -114,7 +149,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             json,
             state,
         } => invoke::run(
-            &ctx,
+            &ctx()?,
             invoke::Args {
                 name: &name,
                 args: &args,
@@ -134,14 +169,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             window,
             state,
         } => watch::run(
-            &ctx,
+            &ctx()?,
             &sources,
             json,
             poll.then_some(poll_interval),
             window,
             &state,
         ),
-        Command::Mirror { roots, out, json } => mirror::run(&ctx, &roots, &out, json),
+        Command::Mirror { roots, out, json } => mirror::run(&ctx()?, &roots, &out, json),
         Command::Trust { file, json } => trust::run(file.as_deref(), json),
         Command::Inspect { file, json } => inspect::run(&file, json),
         command @ Command::Conformance { .. } => conformance::run(command),
@@ -158,7 +193,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             state,
             json,
         } => serve::run(
-            &ctx,
+            &ctx()?,
             serve::Args {
                 sources: &sources,
                 listing: &listing,
@@ -173,7 +208,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 json,
             },
         ),
-        Command::Usage(command) => run_usage(&ctx, command),
+        Command::Usage(command) => run_usage(&ctx()?, command),
     }
 }
 

@@ -6,6 +6,7 @@ mod inspect;
 mod languages;
 mod reading;
 mod readme;
+mod registry;
 mod session;
 mod usage;
 mod views;

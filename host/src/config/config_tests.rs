@@ -21,6 +21,7 @@ fn parses_every_key_with_paths_resolved_against_the_file() {
     let config = parse(
         "[[provider]]\nbuiltin = \"local\"\nroots = [\"skills\", \"/abs\"]\nscope = \"project\"\n\n\
          [[provider]]\nid = \"team\"\nwasm = \"team.wasm\"\nsha256 = \"sha256:ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789\"\n\
+         oci = \"oci://ghcr.io/acme/team:1@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"\n\
          origins = [\"https://skills.example.com:443\"]\nmemory_mib = 32\ndeadline_ms = 1500\n\
          max_skills = 10\nmax_text = 100\nmax_body = 1000\nsettings = { channel = \"stable\" }\n",
     )
@@ -37,6 +38,12 @@ fn parses_every_key_with_paths_resolved_against_the_file() {
     assert_eq!(local.scope, Scope::Project);
     assert_eq!(local.line, 1);
     assert_eq!(team.source, Source::Wasm("/etc/team.wasm".into()));
+    assert!(
+        team.oci
+            .as_deref()
+            .is_some_and(|o| o.starts_with("oci://ghcr.io/acme/team:1@"))
+    );
+    assert_eq!(local.oci, None);
     assert_eq!(
         team.sha256.as_deref(),
         Some("abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789")
@@ -80,6 +87,16 @@ fn bad_values_are_errors_naming_the_key_and_line() {
             "[[provider]]\nwasm = \"x.wasm\"\nsha256 = \"abc\"\n",
             3,
             "sha256",
+        ),
+        (
+            "[[provider]]\nwasm = \"x.wasm\"\noci = \"oci://r.example/a/b:1\"\n",
+            3,
+            "oci",
+        ),
+        (
+            "[[provider]]\nbuiltin = \"local\"\noci = \"oci://r.example/a/b:1@sha256:00\"\n",
+            3,
+            "oci",
         ),
         (
             "[[provider]]\nbuiltin = \"local\"\n\norigins = [\"ftp://x:21\"]\n",

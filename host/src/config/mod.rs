@@ -10,6 +10,7 @@
 //! id = "team"
 //! wasm = "providers/team.wasm"      # ...or a third party's component
 //! sha256 = "9f2c…"                  # refused if the file changes
+//! # oci = "oci://ghcr.io/acme/team:1@sha256:…"   # written by `skillhost add`
 //! roots = ["/srv/team-skills"]
 //! memory_mib = 32
 //! deadline_ms = 2000
@@ -74,6 +75,9 @@ pub struct ProviderConfig {
     pub source: Source,
     /// The SHA-256 (hex) its component must have, if pinned.
     pub sha256: Option<String>,
+    /// The registry reference it was added from (`oci://…@sha256:…`),
+    /// which `skillhost update` follows; it runs from its `wasm` file.
+    pub oci: Option<String>,
     /// Roots granted read-only, as absolute paths.
     pub roots: Vec<PathBuf>,
     /// HTTP origins granted (`scheme://host:port`).

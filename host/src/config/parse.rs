@@ -49,6 +49,7 @@ struct ProviderTable {
     id: Option<Spanned<String>>,
     builtin: Option<Spanned<String>>,
     wasm: Option<Spanned<String>>,
+    oci: Option<Spanned<String>>,
     sha256: Option<Spanned<String>>,
     #[serde(default)]
     roots: Vec<Spanned<String>>,
@@ -318,10 +319,38 @@ impl Reader<'_> {
         }
     }
 
+    /// Where a component pulled from a registry came from. It runs from
+    /// its `wasm` file (the content-addressed store) and only pinned, so
+    /// the registry is never asked while it runs; `oci` is what `update`
+    /// follows.
+    fn oci(&self, t: &ProviderTable, sha256: Option<&String>) -> Result<Option<String>, Error> {
+        let Some(oci) = &t.oci else {
+            return Ok(None);
+        };
+        let line = self.at(oci.span());
+        let value = oci.get_ref();
+        if !value.starts_with("oci://") || !value.contains("@sha256:") {
+            return Err(self.invalid(
+                line,
+                "oci",
+                "must be oci://REGISTRY/REPOSITORY:TAG@sha256:DIGEST (pinned to a manifest)",
+            ));
+        }
+        if t.wasm.is_none() || sha256.is_none() {
+            return Err(self.invalid(
+                line,
+                "oci",
+                "a component from a registry needs its stored `wasm` file and its `sha256` pin",
+            ));
+        }
+        Ok(Some(value.clone()))
+    }
+
     fn table(&self, t: &ProviderTable, header: usize) -> Result<ProviderConfig, Error> {
         let source = self.source(t, header)?;
         self.check_keys(t, &source)?;
         let sha256 = self.pin(t)?;
+        let oci = self.oci(t, sha256.as_ref())?;
         let roots: Vec<PathBuf> = t.roots.iter().map(|r| self.resolve(r.get_ref())).collect();
         let origins = self.origins(t, &source)?;
         let limits = self.limits(t, &source)?;
@@ -341,6 +370,7 @@ impl Reader<'_> {
             id,
             source,
             sha256,
+            oci,
             roots,
             origins,
             scope,
