@@ -290,6 +290,10 @@ pub enum Command {
         /// Where components are stored and the file is trusted.
         #[command(flatten)]
         state: StateArgs,
+        /// Print what was added (or would have been) as JSON; the report
+        /// and the question go to stderr.
+        #[arg(long)]
+        json: bool,
     },
     /// Re-resolve the tags of providers added from a registry and show, for
     /// each, the old and new digest and how their manifests differ;
@@ -309,6 +313,9 @@ pub enum Command {
         /// Where components are stored and the file is trusted.
         #[command(flatten)]
         state: StateArgs,
+        /// Print each provider's outcome as JSON; questions go to stderr.
+        #[arg(long)]
+        json: bool,
     },
     /// Push a provider component to an OCI registry as a Wasm artifact
     /// (one application/wasm layer); refuses a file that is not one.

@@ -109,6 +109,47 @@ fn basic_auth_admits_the_right_credentials_only() {
 }
 
 #[test]
+fn bearer_tokens_admit_what_their_issuer_granted_only() {
+    let registry = LocalRegistry::with_token_auth();
+    let rt = runtime();
+    let tag = registry.reference("acme/private:1");
+    let bytes = component(1, 2000);
+    let push = Credentials::Bearer(registry.token("acme/private", &["pull", "push"]));
+    rt.block_on(registry.client(&tag).push(&bytes, &tag, &push))
+        .unwrap();
+    let pull = Credentials::Bearer(registry.token("acme/private", &["pull"]));
+    let pulled = rt
+        .block_on(registry.client(&tag).pull(&tag, &pull))
+        .unwrap();
+    assert_eq!(pulled.component, bytes);
+
+    // A pull-only token cannot push; another repository's, another
+    // issuer's or none at all cannot pull. No answer repeats the token.
+    let other_tag = registry.reference("acme/private:2");
+    let e = rt
+        .block_on(registry.client(&other_tag).push(&bytes, &other_tag, &pull))
+        .unwrap_err();
+    assert!(matches!(e, Error::Unauthorized { .. }), "{e}");
+    let refused = [
+        registry.token("acme/other", &["pull"]),
+        registry.untrusted_token("acme/private", &["pull"]),
+    ];
+    for credentials in refused
+        .iter()
+        .map(|t| Credentials::Bearer(t.clone()))
+        .chain([Credentials::Anonymous])
+    {
+        let e = rt
+            .block_on(registry.client(&tag).pull(&tag, &credentials))
+            .unwrap_err();
+        assert!(matches!(e, Error::Unauthorized { .. }), "{e}");
+        for token in &refused {
+            assert!(!e.to_string().contains(&token[token.len() - 20..]), "{e}");
+        }
+    }
+}
+
+#[test]
 fn plain_http_is_refused_beyond_loopback() {
     let remote = ComponentRef::parse("oci://registry.example.com/acme/greeting:1").unwrap();
     assert!(matches!(

@@ -7,6 +7,7 @@
 
 use super::oci::{self, Checked};
 use crate::args::{RegistryArgs, StateArgs};
+use crate::output::print_json;
 use anyhow::{Context as _, Result, bail};
 use skillhost::Runtime;
 use skillhost::config::Config;
@@ -32,6 +33,8 @@ pub struct Args<'a> {
     pub registry: &'a RegistryArgs,
     /// The state folder.
     pub state: &'a StateArgs,
+    /// `--json`: the outcome on stdout as JSON, the report on stderr.
+    pub json: bool,
 }
 
 pub fn run(args: Args<'_>) -> Result<ExitCode> {
@@ -58,12 +61,39 @@ pub fn run(args: Args<'_>) -> Result<ExitCode> {
     let (state, store) = oci::state(args.state)?;
     let stored = store.path(&pulled.resolved.manifest.layer);
     let table = table(&id, &pinned, &stored, &checked, &args)?;
-    print!(
-        "{}",
-        super::inspect::report(&pinned.to_string(), &checked.description, &checked.declared)
+    let report = format!(
+        "{}\nto be added to {}:\n\n{table}",
+        super::inspect::report(&pinned.to_string(), &checked.description, &checked.declared),
+        path.display()
     );
-    println!("\nto be added to {}:\n\n{table}", path.display());
+    // With --json, stdout carries only the outcome; the person answering
+    // the question still sees what they are asked to add.
+    if args.json {
+        eprint!("{report}");
+    } else {
+        print!("{report}");
+    }
+    let outcome = |written: bool| {
+        serde_json::json!({
+            "id": id,
+            "reference": pinned.to_string(),
+            "config": path,
+            "stored": stored,
+            "sha256": checked.description.sha256,
+            "contract": checked.description.contract.to_string(),
+            "manifest": match &checked.declared {
+                Ok(Some(m)) => m.to_json(),
+                Ok(None) => serde_json::Value::Null,
+                Err(e) => serde_json::json!({"error": e}),
+            },
+            "table": table,
+            "written": written,
+        })
+    };
     if !oci::confirm(&format!("Add {id} to {}?", path.display()), args.yes)? {
+        if args.json {
+            print_json(&outcome(false))?;
+        }
         return Ok(ExitCode::FAILURE);
     }
     store.put(&pulled.component)?;
@@ -85,7 +115,11 @@ pub fn run(args: Args<'_>) -> Result<ExitCode> {
         .engine()
         .load(&pulled.component)
         .context("cannot precompile the component")?;
-    println!("added {id} ({pinned}), trusted {}", path.display());
+    if args.json {
+        print_json(&outcome(true))?;
+    } else {
+        println!("added {id} ({pinned}), trusted {}", path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -44,6 +44,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             yes,
             registry,
             state,
+            json,
         } => add::run(add::Args {
             config: config.as_deref(),
             reference: &reference,
@@ -53,6 +54,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             yes,
             registry: &registry,
             state: &state,
+            json,
         }),
         Command::Update {
             id,
@@ -60,6 +62,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             yes,
             registry,
             state,
+            json,
         } => update::run(update::Args {
             config: config.as_deref(),
             id: id.as_deref(),
@@ -67,6 +70,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             yes,
             registry: &registry,
             state: &state,
+            json,
         }),
         Command::Publish {
             file,

@@ -6,6 +6,7 @@
 
 use super::oci;
 use crate::args::{RegistryArgs, StateArgs};
+use crate::output::print_json;
 use anyhow::{Context as _, Result, bail};
 use skillhost::Runtime;
 use skillhost::config::{Config, ProviderConfig, Source};
@@ -28,6 +29,8 @@ pub struct Args<'a> {
     pub registry: &'a RegistryArgs,
     /// The state folder.
     pub state: &'a StateArgs,
+    /// `--json`: each provider's outcome on stdout as JSON.
+    pub json: bool,
 }
 
 /// A new version found for one provider, ready to be pinned.
@@ -37,6 +40,89 @@ struct Found {
     sha256: String,
     stored: PathBuf,
     component: Vec<u8>,
+}
+
+/// What was found for one provider.
+enum Outcome {
+    /// Its tag still names the pinned digest.
+    UpToDate(ComponentRef),
+    /// Pinned to a digest with no tag, so there is nothing to follow.
+    DigestOnly(ComponentRef),
+    /// Its tag names a new version.
+    New(Box<Update>),
+}
+
+/// A new version and how it differs from the pinned one.
+struct Update {
+    /// The tag followed.
+    follow: ComponentRef,
+    /// The digest pinned now.
+    pinned: Option<Digest>,
+    /// The digest the tag names now.
+    now: Digest,
+    /// What it asks for that the pinned one did not, in words.
+    asks: Vec<String>,
+    /// The manifest lines that went (`- `) and came (`+ `).
+    changes: Vec<String>,
+    /// Ready to be pinned.
+    found: Found,
+}
+
+impl Outcome {
+    /// The outcome as lines for a person.
+    fn text(&self, id: &str) -> Vec<String> {
+        let e = skillhost::text::escaped;
+        match self {
+            Outcome::UpToDate(pinned) => vec![format!("{}: up to date ({pinned})", e(id))],
+            Outcome::DigestOnly(_) => vec![format!(
+                "{}: pinned to a digest only; there is no tag to follow",
+                e(id)
+            )],
+            Outcome::New(u) => {
+                let mut out = vec![
+                    format!("{}: {} has a new version", e(id), u.follow),
+                    format!(
+                        "  pinned  {}",
+                        u.pinned
+                            .as_ref()
+                            .map_or_else(String::new, Digest::to_string)
+                    ),
+                    format!("  now     {}", u.now),
+                ];
+                out.extend(
+                    u.asks
+                        .iter()
+                        .chain(&u.changes)
+                        .map(|l| format!("  {}", e(l))),
+                );
+                out
+            }
+        }
+    }
+
+    /// The outcome as JSON; `repinned` says whether it was pinned anew.
+    fn json(&self, id: &str, repinned: bool) -> serde_json::Value {
+        match self {
+            Outcome::UpToDate(pinned) => serde_json::json!({
+                "id": id, "status": "up-to-date", "pinned": pinned.to_string(),
+            }),
+            Outcome::DigestOnly(pinned) => serde_json::json!({
+                "id": id, "status": "digest-only", "pinned": pinned.to_string(),
+            }),
+            Outcome::New(u) => serde_json::json!({
+                "id": id,
+                "status": "new",
+                "follows": u.follow.to_string(),
+                "pinned": u.pinned.as_ref().map(Digest::to_string),
+                "now": u.now.to_string(),
+                "reference": u.found.reference.to_string(),
+                "sha256": u.found.sha256,
+                "asks": u.asks,
+                "changes": u.changes,
+                "repinned": repinned,
+            }),
+        }
+    }
 }
 
 pub fn run(args: Args<'_>) -> Result<ExitCode> {
@@ -54,49 +140,109 @@ pub fn run(args: Args<'_>) -> Result<ExitCode> {
                 path.display()
             ),
             None => {
-                println!("{}: no provider was added from a registry", path.display());
+                if args.json {
+                    print_json(&serde_json::json!({"config": path, "providers": []}))?;
+                } else {
+                    println!("{}: no provider was added from a registry", path.display());
+                }
                 return Ok(ExitCode::SUCCESS);
             }
         }
     }
     let runtime = Runtime::new().context("cannot start the sandbox")?;
     let (state, store) = oci::state(args.state)?;
-    let mut found = Vec::new();
-    let mut failed = false;
+    // One provider's registry failing leaves the others to be checked.
+    let mut outcomes: Vec<(String, Result<Outcome, String>)> = Vec::new();
     for provider in followed {
-        match check_one(&runtime, &store, provider, args.registry) {
-            Ok(Some(new)) => found.push((provider.id.clone(), new)),
-            Ok(None) => {}
-            Err(e) => {
-                failed = true;
-                eprintln!("{}: cannot check for an update: {e:#}", provider.id);
+        let outcome =
+            check_one(&runtime, &store, provider, args.registry).map_err(|e| format!("{e:#}"));
+        match &outcome {
+            Ok(o) if !args.json => println!("{}", o.text(&provider.id).join("\n")),
+            Err(e) => eprintln!(
+                "{}: cannot check for an update: {e}",
+                skillhost::text::escaped(&provider.id)
+            ),
+            Ok(_) => {}
+        }
+        outcomes.push((provider.id.clone(), outcome));
+    }
+    let failed = outcomes.iter().any(|(_, o)| o.is_err());
+    let new = outcomes
+        .iter()
+        .filter(|(_, o)| matches!(o, Ok(Outcome::New(_))))
+        .count();
+    let mut repinned = Vec::new();
+    if !args.check && new > 0 {
+        repinned = repin_approved(&runtime, &store, &state, &path, &outcomes, &args)?;
+    }
+    if args.json {
+        let providers: Vec<serde_json::Value> = outcomes
+            .iter()
+            .map(|(id, o)| match o {
+                Ok(o) => o.json(id, repinned.contains(id)),
+                Err(e) => serde_json::json!({"id": id, "status": "error", "error": e}),
+            })
+            .collect();
+        print_json(&serde_json::json!({"config": path, "providers": providers}))?;
+    } else {
+        for id in &repinned {
+            if let Some((_, Ok(Outcome::New(u)))) = outcomes.iter().find(|(i, _)| i == id) {
+                println!(
+                    "re-pinned {} to {}",
+                    skillhost::text::escaped(id),
+                    u.found.reference
+                );
             }
         }
     }
-    if args.check || found.is_empty() {
-        let code = if !found.is_empty() || failed { 1 } else { 0 };
-        return Ok(ExitCode::from(code));
-    }
-    let mut text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let mut pinned = Vec::new();
-    for (id, new) in found {
-        if !oci::confirm(&format!("Re-pin {id} to {}?", new.reference), args.yes)? {
+    // --check: 1 when an update exists. Otherwise 1 when one was left
+    // unpinned (not approved) or a registry could not be asked.
+    let code = if args.check {
+        new > 0 || failed
+    } else {
+        repinned.len() < new || failed
+    };
+    Ok(ExitCode::from(u8::from(code)))
+}
+
+/// Asks about each new version, writes the approved ones into
+/// `skillhost.toml` at once, and precompiles them. Returns their ids.
+fn repin_approved(
+    runtime: &Runtime,
+    store: &skillhost_oci::Store,
+    state: &Path,
+    path: &Path,
+    outcomes: &[(String, Result<Outcome, String>)],
+    args: &Args<'_>,
+) -> Result<Vec<String>> {
+    let mut text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut approved = Vec::new();
+    for (id, outcome) in outcomes {
+        let Ok(Outcome::New(u)) = outcome else {
+            continue;
+        };
+        let question = format!(
+            "Re-pin {} to {}?",
+            skillhost::text::escaped(id),
+            u.found.reference
+        );
+        if !oci::confirm(&question, args.yes)? {
             continue;
         }
-        store.put(&new.component)?;
-        text = repin(&text, &new).with_context(|| {
+        store.put(&u.found.component)?;
+        text = repin(&text, &u.found).with_context(|| {
             format!("cannot re-pin {id} in {}: edit it by hand", path.display())
         })?;
-        pinned.push((id, new));
+        approved.push((id.clone(), &u.found));
     }
-    if pinned.is_empty() {
-        return Ok(ExitCode::FAILURE);
+    if approved.is_empty() {
+        return Ok(Vec::new());
     }
-    let written = oci::write_config(&path, &text, &state)?;
-    for (id, new) in &pinned {
+    let written = oci::write_config(path, &text, state)?;
+    for (id, found) in &approved {
         let now = written.providers.iter().find(|p| &p.id == id);
-        if now.and_then(|p| p.sha256.as_deref()) != Some(new.sha256.as_str()) {
+        if now.and_then(|p| p.sha256.as_deref()) != Some(found.sha256.as_str()) {
             bail!(
                 "{}: {id} was not re-pinned; edit it by hand",
                 path.display()
@@ -104,49 +250,32 @@ pub fn run(args: Args<'_>) -> Result<ExitCode> {
         }
         runtime
             .engine()
-            .load(&new.component)
+            .load(&found.component)
             .context("cannot precompile the component")?;
-        println!("re-pinned {id} to {}", new.reference);
     }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(approved.into_iter().map(|(id, _)| id).collect())
 }
 
-/// Resolves one provider's tag; when it moved, pulls the new version,
-/// shows how it differs and returns it.
+/// Resolves one provider's tag; when it moved, pulls the new version and
+/// works out how it differs.
 fn check_one(
     runtime: &Runtime,
     store: &skillhost_oci::Store,
     provider: &ProviderConfig,
     registry: &RegistryArgs,
-) -> Result<Option<Found>> {
-    let id = skillhost::text::escaped(&provider.id);
+) -> Result<Outcome> {
     let pinned = ComponentRef::parse(provider.oci.as_deref().unwrap_or_default())?;
     let Some(follow) = pinned.unpinned() else {
-        println!("{id}: pinned to a digest only; there is no tag to follow");
-        return Ok(None);
+        return Ok(Outcome::DigestOnly(pinned));
     };
     let (client, credentials) = oci::client(&follow, registry)?;
     let resolved = oci::block_on(client.resolve(&follow, &credentials))??;
     if pinned.digest.as_ref() == Some(&resolved.digest) {
-        println!("{id}: up to date ({pinned})");
-        return Ok(None);
+        return Ok(Outcome::UpToDate(pinned));
     }
     let new = follow.pinned(resolved.digest.clone());
     let pulled = oci::block_on(client.pull(&new, &credentials))??;
     let checked = oci::check(runtime, &new.to_string(), &pulled.component)?;
-    println!("{id}: {follow} has a new version");
-    println!(
-        "  pinned  {}",
-        pinned
-            .digest
-            .as_ref()
-            .map_or_else(String::new, Digest::to_string)
-    );
-    println!("  now     {}", resolved.digest);
     let old = match &provider.source {
         Source::Wasm(file) => read_component_file(file)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))
@@ -158,35 +287,38 @@ fn check_one(
             }),
         _ => Err("not a component file".to_string()),
     };
-    match (&old, &checked.declared) {
-        (Ok(Some(old)), Ok(Some(new))) => {
-            for line in asks_more(old, new, provider) {
-                println!("  {}", skillhost::text::escaped(&line));
-            }
-            for line in differences(old, new) {
-                println!("  {}", skillhost::text::escaped(&line));
-            }
-        }
-        (_, Ok(None)) => println!("  the new version declares nothing (a 0.1.0 component)"),
-        (_, Err(e)) | (Err(e), _) => {
-            println!(
-                "  its manifest cannot be compared: {}",
-                skillhost::text::escaped(e)
-            );
-        }
-        (Ok(None), Ok(Some(new))) => {
-            for line in new.lines() {
-                println!("  + {}", skillhost::text::escaped(&line));
-            }
-        }
-    }
-    Ok(Some(Found {
-        line: provider.line,
-        reference: new,
-        sha256: checked.description.sha256.clone(),
-        stored: store.path(&pulled.resolved.manifest.layer),
-        component: pulled.component,
-    }))
+    let (asks, changes) = match (&old, &checked.declared) {
+        (Ok(Some(old)), Ok(Some(new))) => (asks_more(old, new, provider), differences(old, new)),
+        (_, Ok(None)) => (
+            vec!["the new version declares nothing (a 0.1.0 component)".to_string()],
+            Vec::new(),
+        ),
+        (_, Err(e)) | (Err(e), _) => (
+            vec![format!("its manifest cannot be compared: {e}")],
+            Vec::new(),
+        ),
+        (Ok(None), Ok(Some(new))) => (
+            vec![
+                "the pinned version declares nothing (a 0.1.0 component); the new one declares:"
+                    .to_string(),
+            ],
+            new.lines().iter().map(|l| format!("+ {l}")).collect(),
+        ),
+    };
+    Ok(Outcome::New(Box::new(Update {
+        follow,
+        pinned: pinned.digest.clone(),
+        now: resolved.digest,
+        asks,
+        changes,
+        found: Found {
+            line: provider.line,
+            reference: new,
+            sha256: checked.description.sha256.clone(),
+            stored: store.path(&pulled.resolved.manifest.layer),
+            component: pulled.component,
+        },
+    })))
 }
 
 fn rank(need: RootNeed) -> u8 {
