@@ -13,6 +13,7 @@ fn main() {
             "skillhost-guest-probe",
             "skillhost-guest-hostile",
             "skillhost-guest-v0-2",
+            "skillhost-guest-command",
         ],
     );
     println!(
@@ -26,5 +27,9 @@ fn main() {
     println!(
         "cargo:rustc-env=SKILLHOST_V0_2_GUEST_WASM={}",
         built[2].display()
+    );
+    println!(
+        "cargo:rustc-env=SKILLHOST_COMMAND_GUEST_WASM={}",
+        built[3].display()
     );
 }

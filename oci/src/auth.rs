@@ -47,26 +47,11 @@ impl Credentials {
     }
 }
 
-/// Largest credentials file read.
-const MAX_FILE_BYTES: u64 = 1024 * 1024;
-
-fn read(path: &Path) -> Result<String, Error> {
-    let refuse = |reason: String| Error::Credentials {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let size = std::fs::metadata(path)
-        .map_err(|e| refuse(format!("cannot read: {e}")))?
-        .len();
-    if size > MAX_FILE_BYTES {
-        return Err(refuse(format!("{size} bytes, larger than 1 MiB")));
-    }
-    std::fs::read_to_string(path).map_err(|e| refuse(format!("cannot read: {e}")))
-}
-
-/// The bearer token in `path` (its text, trimmed).
-pub fn from_token_file(path: &Path) -> Result<Credentials, Error> {
-    let token = read(path)?.trim().to_string();
+/// The bearer token a token file at `path` holds: its text, trimmed, one
+/// line. The caller reads the file (without waiting on a FIFO or a device
+/// planted there); `path` only names it in errors.
+pub fn from_token_file(path: &Path, text: &str) -> Result<Credentials, Error> {
+    let token = text.trim().to_string();
     if token.is_empty() || token.chars().any(char::is_control) {
         return Err(Error::Credentials {
             path: path.to_path_buf(),
@@ -80,14 +65,15 @@ pub fn from_token_file(path: &Path) -> Result<Credentials, Error> {
 /// `registry` in its `auths`: `auth` (base64 `user:password`),
 /// `username`/`password`, or `identitytoken`/`registrytoken` as a bearer
 /// token. Anonymous when it names the registry nowhere; a credential helper
-/// (`credsStore`) is not run.
-pub fn from_docker_config(path: &Path, registry: &str) -> Result<Credentials, Error> {
+/// (`credsStore`) is not run. `text` is the file's content, read by the
+/// caller as for [`from_token_file`].
+pub fn from_docker_config(path: &Path, text: &str, registry: &str) -> Result<Credentials, Error> {
     let refuse = |reason: &str| Error::Credentials {
         path: path.to_path_buf(),
         reason: reason.to_string(),
     };
     let config: serde_json::Value =
-        serde_json::from_str(&read(path)?).map_err(|e| refuse(&format!("not JSON: {e}")))?;
+        serde_json::from_str(text).map_err(|e| refuse(&format!("not JSON: {e}")))?;
     let Some(auths) = config.get("auths").and_then(|a| a.as_object()) else {
         return Ok(Credentials::Anonymous);
     };

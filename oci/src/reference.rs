@@ -6,6 +6,12 @@ use crate::digest::Digest;
 use crate::error::Error;
 use std::fmt;
 
+/// Longest reference read: `oci://`, a name, a tag and a digest.
+const MAX_REFERENCE_BYTES: usize = 6 + MAX_NAME_BYTES + 1 + 128 + 1 + 71;
+
+/// Longest `registry/repository`, the limit registries' clients apply.
+const MAX_NAME_BYTES: usize = 255;
+
 /// Where a provider component lives in a registry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ComponentRef {
@@ -23,10 +29,20 @@ impl ComponentRef {
     /// Reads a reference. A bare `REGISTRY/REPOSITORY` is refused: which
     /// version is meant must be said (no implicit `latest`).
     pub fn parse(text: &str) -> Result<ComponentRef, Error> {
+        // Shown in errors quoted (`{:?}`), so a control character read from
+        // a file is escaped rather than sent to the terminal.
         let refuse = |reason: &str| Error::Reference {
             reference: text.chars().take(300).collect(),
             reason: reason.to_string(),
         };
+        // The distribution spec's clients cap `registry/name` at 255
+        // characters; a tag and a digest add at most 200 more.
+        if text.len() > MAX_REFERENCE_BYTES {
+            return Err(refuse(&format!(
+                "it is {} bytes long; a reference has at most {MAX_REFERENCE_BYTES}",
+                text.len()
+            )));
+        }
         let rest = text
             .strip_prefix("oci://")
             .ok_or_else(|| refuse("it must start with oci://"))?;
@@ -68,6 +84,11 @@ impl ComponentRef {
             return Err(refuse(
                 "each part of the repository must be lowercase letters and digits, joined by '.', '_' or '-'",
             ));
+        }
+        if registry.len() + 1 + repository.len() > MAX_NAME_BYTES {
+            return Err(refuse(&format!(
+                "the registry and repository together are longer than {MAX_NAME_BYTES} characters"
+            )));
         }
         if tag.is_none() && digest.is_none() {
             return Err(refuse("it names no version: add :TAG or @sha256:DIGEST"));

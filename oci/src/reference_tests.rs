@@ -60,3 +60,17 @@ fn only_this_machine_counts_as_loopback() {
         );
     }
 }
+
+#[test]
+fn an_overlong_reference_is_refused_with_its_start_and_no_control_characters() {
+    let huge = format!("oci://ghcr.io/{}:1", "a/".repeat(500_000) + "b");
+    let e = ComponentRef::parse(&huge).unwrap_err().to_string();
+    assert!(e.contains("at most") && e.len() < 1_000, "{}", &e[..200]);
+    let long = format!("oci://ghcr.io/{}:1", "a".repeat(300));
+    let e = ComponentRef::parse(&long).unwrap_err().to_string();
+    assert!(e.contains("longer than 255"), "{e}");
+    let e = ComponentRef::parse("oci://ghcr.io/a\u{1b}[31m:1")
+        .unwrap_err()
+        .to_string();
+    assert!(!e.contains('\u{1b}'), "{e:?}");
+}

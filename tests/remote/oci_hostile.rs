@@ -4,6 +4,7 @@
 
 use skillhost_oci::{CONFIG_MEDIA_TYPE, Credentials, Digest, Error, Options, Registry};
 use skillhost_tests::registry::{LocalRegistry, component, plain, runtime};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
@@ -100,11 +101,26 @@ fn a_container_image_and_an_image_index_are_refused_by_name() {
     }
 }
 
-/// The status, content type and body answered to a request path; `None`
-/// for no answer at all.
-type Answer = fn(&str) -> Option<(u16, String, Vec<u8>)>;
+/// What the test server answers: a status, headers and a body.
+struct Reply {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    body: Vec<u8>,
+}
 
-/// A server on loopback answering every request with `answer(path)`
+fn reply(status: u16, content_type: &str, body: Vec<u8>) -> Reply {
+    Reply {
+        status,
+        headers: vec![("Content-Type", content_type.to_string())],
+        body,
+    }
+}
+
+/// How the test server answers a request, given its path and its whole
+/// head (to see which headers the client sent); `None` for no answer.
+type Answer = Arc<dyn Fn(&str, &str) -> Option<Reply> + Send + Sync>;
+
+/// A server on loopback answering every request with `answer(path, head)`
 /// (`None`: read the request and never answer).
 async fn serve(answer: Answer) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -114,6 +130,7 @@ async fn serve(answer: Answer) -> String {
             let Ok((mut socket, _)) = listener.accept().await else {
                 return;
             };
+            let answer = answer.clone();
             tokio::spawn(async move {
                 let mut request = Vec::new();
                 let mut buf = [0u8; 4096];
@@ -123,22 +140,26 @@ async fn serve(answer: Answer) -> String {
                         Ok(n) => request.extend_from_slice(&buf[..n]),
                     }
                 }
-                let text = String::from_utf8_lossy(&request);
-                let path = text
+                let head = String::from_utf8_lossy(&request).into_owned();
+                let path = head
                     .split_whitespace()
                     .nth(1)
                     .unwrap_or_default()
                     .to_string();
-                let Some((status, content_type, body)) = answer(&path) else {
+                let Some(reply) = answer(&path, &head) else {
                     tokio::time::sleep(Duration::from_secs(3600)).await;
                     return;
                 };
-                let head = format!(
-                    "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = socket.write_all(head.as_bytes()).await;
-                let _ = socket.write_all(&body).await;
+                let mut text = format!("HTTP/1.1 {} X\r\n", reply.status);
+                for (name, value) in &reply.headers {
+                    text.push_str(&format!("{name}: {value}\r\n"));
+                }
+                text.push_str(&format!(
+                    "Content-Length: {}\r\nConnection: close\r\n\r\n",
+                    reply.body.len()
+                ));
+                let _ = socket.write_all(text.as_bytes()).await;
+                let _ = socket.write_all(&reply.body).await;
             });
         }
     });
@@ -157,10 +178,18 @@ fn wasm_manifest(layer_digest: &Digest, layer_size: usize) -> Vec<u8> {
     .into_bytes()
 }
 
-fn check(answer: Answer, deadline: Duration, expect: fn(&Error) -> bool) {
+/// A status, a content type and a body.
+type Simple = (u16, String, Vec<u8>);
+
+/// Pulls from a server answering each path with `answer` and checks the
+/// error `expect`s, and that it names the reference.
+fn check(answer: fn(&str) -> Option<Simple>, deadline: Duration, expect: fn(&Error) -> bool) {
     let rt = runtime();
     rt.block_on(async {
-        let addr = serve(answer).await;
+        let addr = serve(Arc::new(move |path: &str, _: &str| {
+            answer(path).map(|(status, content_type, body)| reply(status, &content_type, body))
+        }))
+        .await;
         let reference =
             skillhost_oci::ComponentRef::parse(&format!("oci://{addr}/acme/hostile:1")).unwrap();
         let client = Registry::new(
@@ -272,4 +301,107 @@ fn a_giant_manifest_is_refused() {
             )
         },
     );
+}
+
+fn manifest_reply(layer: &[u8]) -> Reply {
+    reply(
+        200,
+        "application/vnd.oci.image.manifest.v1+json",
+        wasm_manifest(&Digest::of(layer), layer.len()),
+    )
+}
+
+fn redirect(to: String) -> Reply {
+    Reply {
+        status: 307,
+        headers: vec![("Location", to)],
+        body: Vec::new(),
+    }
+}
+
+#[test]
+fn a_redirect_to_another_host_is_followed_without_the_registry_token() {
+    let rt = runtime();
+    let layer = component(1, 300);
+    rt.block_on(async {
+        // The blob store a registry redirects to (as Docker Hub and GHCR
+        // do): it refuses any request carrying the registry's credentials.
+        let store_layer = layer.clone();
+        let store = serve(Arc::new(move |path: &str, head: &str| {
+            let leaked = head.to_ascii_lowercase().contains("\r\nauthorization:");
+            Some(match () {
+                _ if leaked => reply(
+                    403,
+                    "text/plain",
+                    b"credentials sent to the wrong host".to_vec(),
+                ),
+                _ if path.ends_with(&Digest::of(&store_layer).to_string()) => {
+                    reply(200, "application/octet-stream", store_layer.clone())
+                }
+                _ => reply(200, "application/octet-stream", b"{}".to_vec()),
+            })
+        }))
+        .await;
+        let manifest_layer = layer.clone();
+        let authorized = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = authorized.clone();
+        let addr = serve(Arc::new(move |path: &str, head: &str| {
+            if head.contains("Bearer registry-secret") {
+                seen.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            Some(if path.contains("/manifests/") {
+                manifest_reply(&manifest_layer)
+            } else if path.contains("/blobs/") {
+                redirect(format!("http://{store}{path}"))
+            } else {
+                reply(200, "application/json", b"{}".to_vec())
+            })
+        }))
+        .await;
+        let reference =
+            skillhost_oci::ComponentRef::parse(&format!("oci://{addr}/acme/redirected:1")).unwrap();
+        let client = Registry::new(&reference, plain()).unwrap();
+        let pulled = client
+            .pull(&reference, &Credentials::Bearer("registry-secret".into()))
+            .await
+            .unwrap();
+        assert_eq!(pulled.component, layer);
+        assert!(
+            authorized.load(std::sync::atomic::Ordering::SeqCst),
+            "the registry itself was sent the token"
+        );
+    });
+}
+
+#[test]
+fn a_redirect_loop_is_given_up_naming_the_reference() {
+    let rt = runtime();
+    let layer = component(1, 300);
+    rt.block_on(async {
+        let addr = serve(Arc::new(move |path: &str, _: &str| {
+            Some(if path.contains("/manifests/") {
+                manifest_reply(&layer)
+            } else {
+                // Every blob request is sent back to itself.
+                redirect(path.to_string())
+            })
+        }))
+        .await;
+        let reference =
+            skillhost_oci::ComponentRef::parse(&format!("oci://{addr}/acme/looping:1")).unwrap();
+        let client = Registry::new(
+            &reference,
+            Options {
+                deadline: Duration::from_secs(20),
+                ..plain()
+            },
+        )
+        .unwrap();
+        let e = client
+            .pull(&reference, &Credentials::Anonymous)
+            .await
+            .unwrap_err();
+        assert!(matches!(e, Error::Registry { .. }), "{e:?}");
+        assert!(e.to_string().contains("acme/looping:1"), "{e}");
+    });
 }

@@ -28,6 +28,30 @@ pub fn python_example() -> PathBuf {
     )
 }
 
+/// The Python example changed as its author's next version might be: the
+/// same skills, and a manifest that asks for `origin` as well (what
+/// `update` must put in words before re-pinning).
+pub fn python_example_asking_for(origin: &str) -> PathBuf {
+    let example = super::workspace().join("examples/provider-python/app.py");
+    let text = std::fs::read_to_string(&example).expect("the Python example");
+    let before = r#"ProviderManifest("Two skills held in memory", Need.NONE, [], [])"#;
+    assert!(
+        text.contains(before),
+        "{} no longer declares {before}: update this helper with it",
+        example.display()
+    );
+    let after = format!(
+        r#"ProviderManifest("Two skills held in memory", Need.NONE, [{}], [])"#,
+        serde_json::Value::from(origin)
+    );
+    let digest = &skillhost_skill::digest::sha256_hex(origin.as_bytes())[..12];
+    let dir = super::workspace().join(format!("target/lang-sources/provider-python-{digest}"));
+    std::fs::create_dir_all(&dir).expect("a folder for the changed source");
+    std::fs::write(dir.join("app.py"), text.replace(before, &after))
+        .expect("the changed source is written");
+    python(&format!("provider-python-{digest}"), &dir, "app")
+}
+
 /// The Python test guest that misbehaves on demand (`tests/guests/python`).
 pub fn python_hostile() -> PathBuf {
     python(

@@ -26,6 +26,10 @@ pub static HOSTILE_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_HOSTILE_GUEST_W
 /// (`tests/guests/v0-2`), built from source by `build.rs`.
 pub static V0_2_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_V0_2_GUEST_WASM"));
 
+/// A WASI command, not a provider (`tests/guests/command`), built from
+/// source by `build.rs`.
+pub static COMMAND_GUEST: &[u8] = include_bytes!(env!("SKILLHOST_COMMAND_GUEST_WASM"));
+
 /// The workspace root.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

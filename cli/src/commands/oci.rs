@@ -23,17 +23,35 @@ pub fn client(reference: &ComponentRef, args: &RegistryArgs) -> Result<(Registry
         ..Options::default()
     };
     let registry = Registry::new(reference, options)?;
+    let docker = |file: &Path| {
+        let text = credentials_file(file)?;
+        Ok::<_, anyhow::Error>(skillhost_oci::from_docker_config(
+            file,
+            &text,
+            &reference.registry,
+        )?)
+    };
     let credentials = match (&args.token_file, &args.docker_config) {
-        (Some(file), _) => skillhost_oci::from_token_file(file)?,
-        (None, Some(file)) => skillhost_oci::from_docker_config(file, &reference.registry)?,
+        (Some(file), _) => skillhost_oci::from_token_file(file, &credentials_file(file)?)?,
+        (None, Some(file)) => docker(file)?,
         (None, None) => match std::env::home_dir().map(|h| h.join(".docker/config.json")) {
-            Some(file) if file.is_file() => {
-                skillhost_oci::from_docker_config(&file, &reference.registry)?
-            }
+            Some(file) if file.is_file() => docker(&file)?,
             _ => Credentials::Anonymous,
         },
     };
     Ok((registry, credentials))
+}
+
+/// Largest credentials file read.
+const MAX_CREDENTIALS_BYTES: u64 = 1024 * 1024;
+
+/// A credentials file's text. A FIFO or a device named as one is refused
+/// rather than waited on, and its content is never part of an error.
+fn credentials_file(path: &Path) -> Result<String> {
+    let bytes = skillhost::paths::read_regular(path, MAX_CREDENTIALS_BYTES)
+        .with_context(|| format!("credentials file {}: cannot read", path.display()))?;
+    String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("credentials file {}: not UTF-8 text", path.display()))
 }
 
 /// A runtime for the registry client's calls.
@@ -104,12 +122,23 @@ pub fn confirm(question: &str, yes: bool) -> Result<bool> {
 }
 
 /// The configuration file written to: `--config`, else `skillhost.toml`
-/// in the current folder.
+/// in the current folder. It must be a regular file or not exist yet: a
+/// symbolic link planted there would be replaced by a copy of what it
+/// points to (the rename replaces the link), and anything else cannot be
+/// written safely, so both are refused before anything is fetched.
 pub fn config_path(config: Option<&Path>) -> Result<PathBuf> {
-    Ok(match config {
+    let path = match config {
         Some(path) => skillhost::paths::absolute(path),
         None => crate::context::cwd()?.join(skillhost::config::FILE_NAME),
-    })
+    };
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_symlink() => bail!(
+            "{} is a symbolic link: only a regular file is rewritten (pass --config with the file it points to)",
+            path.display()
+        ),
+        Ok(meta) if !meta.is_file() => bail!("{} is not a regular file", path.display()),
+        _ => Ok(path),
+    }
 }
 
 /// Replaces `path` with `text` once `text` loads as a configuration: it is

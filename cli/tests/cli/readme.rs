@@ -41,6 +41,22 @@ const ELSEWHERE: &[(&str, &str)] = &[
         "cli/tests/serve/python.rs::the_python_sdk_over_http_with_initialize",
     ),
     (
+        "skillhost publish provider.wasm oci://ghcr.io/acme/greeting:1",
+        "cli/tests/serve/registry.rs::the_python_example_is_published_added_served_and_its_next_version_repinned_when_approved (against a registry on loopback)",
+    ),
+    (
+        "skillhost add oci://ghcr.io/acme/greeting:1 --root ~/notes",
+        "cli/tests/cli/registry.rs::a_published_provider_is_added_runs_pinned_while_its_tag_moves_and_is_repinned_when_approved",
+    ),
+    (
+        "skillhost update --check",
+        "cli/tests/cli/registry.rs::a_published_provider_is_added_runs_pinned_while_its_tag_moves_and_is_repinned_when_approved",
+    ),
+    (
+        "skillhost update",
+        "cli/tests/serve/registry.rs::the_python_example_is_published_added_served_and_its_next_version_repinned_when_approved",
+    ),
+    (
         "skillhost watch",
         "cli/tests/cli/session.rs::watch_prints_the_catalog_again_only_when_it_changes",
     ),

@@ -268,3 +268,276 @@ fn without_a_terminal_or_yes_and_with_wrong_credentials_nothing_is_written() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_token_file_admits_what_its_issuer_granted_and_a_refused_one_writes_nothing_and_is_never_shown()
+{
+    let registry = LocalRegistry::with_token_auth();
+    let author = tempfile::tempdir().unwrap();
+    let tag = format!("oci://{}/acme/local:1", registry.addr);
+    let wasm = file(author.path(), "local.wasm", LOCAL_PROVIDER);
+    let pull_push = registry.token("acme/local", &["pull", "push"]);
+    let push_token = file(author.path(), "push.token", pull_push.as_bytes());
+    let publish = |token: &str| {
+        skillhost(
+            &[
+                "publish",
+                &wasm,
+                &tag,
+                "--plain-http",
+                "--token-file",
+                token,
+            ],
+            &workspace(),
+            author.path(),
+        )
+    };
+    let out = publish(&push_token);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let add = |token: &str| {
+        skillhost(
+            &[
+                "add",
+                &tag,
+                "--plain-http",
+                "--yes",
+                "--root",
+                &examples(),
+                "--token-file",
+                token,
+            ],
+            project.path(),
+            home.path(),
+        )
+    };
+    // Another issuer's token, and a pull token for another repository.
+    for token in [
+        registry.untrusted_token("acme/local", &["pull"]),
+        registry.token("acme/other", &["pull"]),
+    ] {
+        let path = file(
+            home.path(),
+            "refused.token",
+            format!("{token}\n").as_bytes(),
+        );
+        let out = add(&path);
+        assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+        let said = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            said.contains("acme/local:1") && said.contains("refused the credentials"),
+            "{said}"
+        );
+        assert!(!said.contains(&token[token.len() - 24..]), "{said}");
+        assert!(!project.path().join("skillhost.toml").exists());
+        assert!(!state_in(home.path()).join("components").exists());
+    }
+
+    // A pull-only token for the repository: added, and the token is in
+    // no output and not in skillhost.toml.
+    let pull = registry.token("acme/local", &["pull"]);
+    let path = file(home.path(), "pull.token", pull.as_bytes());
+    let out = add(&path);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    let toml = std::fs::read_to_string(project.path().join("skillhost.toml")).unwrap();
+    for text in [&said, &toml] {
+        assert!(!text.contains(&pull[pull.len() - 24..]), "{text}");
+    }
+    assert!(toml.contains(&format!("oci = \"{tag}@sha256:")), "{toml}");
+
+    // The pull token cannot push.
+    let out = publish(&path);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("refused the credentials"),
+        "{}",
+        stderr(&out)
+    );
+
+    // The registry goes away; the pinned provider runs from the store.
+    drop(registry);
+    let out = skillhost(&["catalog", "--json"], project.path(), home.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let served = json["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["source"] == "local")
+        .count();
+    assert!(served >= 5, "{json}");
+}
+
+#[test]
+fn a_wasi_command_is_refused_by_publish_and_by_add_naming_the_reference() {
+    use skillhost_tests::COMMAND_GUEST;
+    let registry = LocalRegistry::start();
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let command = file(home.path(), "command.wasm", COMMAND_GUEST);
+    let out = skillhost(
+        &[
+            "publish",
+            &command,
+            &registry.reference("acme/command:1").to_string(),
+            "--plain-http",
+        ],
+        &workspace(),
+        home.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("is a WASI command"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Pushed by other means, it is still refused when added.
+    let reference = registry.reference("acme/command:1");
+    skillhost_tests::registry::runtime()
+        .block_on(registry.client(&reference).push(
+            COMMAND_GUEST,
+            &reference,
+            &skillhost_oci::Credentials::Anonymous,
+        ))
+        .unwrap();
+    let out = skillhost(
+        &["add", &reference.to_string(), "--plain-http", "--yes"],
+        project.path(),
+        home.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    assert!(
+        said.contains("acme/command:1@sha256:")
+            && said.contains("is not a provider component")
+            && said.contains("is a WASI command"),
+        "{said}"
+    );
+    assert!(!project.path().join("skillhost.toml").exists());
+    assert!(!state_in(home.path()).join("components").exists());
+}
+
+#[test]
+fn a_planted_config_link_or_a_fifo_as_token_file_is_refused_at_once() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let elsewhere = home.path().join("elsewhere.toml");
+    std::fs::write(&elsewhere, "").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, project.path().join("skillhost.toml")).unwrap();
+    // Refused before the registry is asked: nothing listens on port 9.
+    let out = skillhost(
+        &[
+            "add",
+            "oci://127.0.0.1:9/acme/local:1",
+            "--plain-http",
+            "--yes",
+        ],
+        project.path(),
+        home.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("skillhost.toml is a symbolic link"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        std::fs::symlink_metadata(project.path().join("skillhost.toml"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "");
+
+    // A FIFO nobody writes to would block a reader forever.
+    let fifo = home.path().join("token.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let other = tempfile::tempdir().unwrap();
+    let out = skillhost(
+        &[
+            "add",
+            "oci://127.0.0.1:9/acme/local:1",
+            "--plain-http",
+            "--yes",
+            "--token-file",
+            &fifo.display().to_string(),
+        ],
+        other.path(),
+        home.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    assert!(
+        said.contains("token.fifo") && said.contains("not a regular file"),
+        "{said}"
+    );
+}
+
+/// A server on loopback answering every request with `status` (or, with
+/// `None`, reading it and never answering), for as long as the test runs.
+fn broken_registry(status: Option<u16>) -> String {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for mut socket in listener.incoming().map_while(Result::ok) {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = socket.read(&mut buf);
+                match status {
+                    Some(status) => {
+                        let body = "internal error";
+                        let _ = write!(
+                            socket,
+                            "HTTP/1.1 {status} X\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                            body.len()
+                        );
+                    }
+                    None => std::thread::sleep(std::time::Duration::from_secs(600)),
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_registry_answering_500_or_nothing_is_named_and_nothing_is_written() {
+    let home = tempfile::tempdir().unwrap();
+    // A silent registry is given up by the deadline or by the read timeout
+    // it also bounds, whichever fires first.
+    for (status, why) in [
+        (Some(500), &["500"][..]),
+        (None, &["no answer within 2 s", "timed out"][..]),
+    ] {
+        let project = tempfile::tempdir().unwrap();
+        let tag = format!("oci://{}/acme/broken:1", broken_registry(status));
+        let out = skillhost(
+            &[
+                "add",
+                &tag,
+                "--plain-http",
+                "--yes",
+                "--registry-timeout",
+                "2",
+            ],
+            project.path(),
+            home.path(),
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let said = stderr(&out);
+        assert!(
+            said.contains("acme/broken:1") && why.iter().any(|w| said.contains(w)),
+            "{said}"
+        );
+        assert!(!project.path().join("skillhost.toml").exists());
+    }
+}

@@ -9,6 +9,7 @@ mod flags;
 mod languages;
 mod mcp_remote;
 mod python;
+mod registry;
 mod remote;
 mod support;
 mod usage;

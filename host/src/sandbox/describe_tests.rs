@@ -35,6 +35,11 @@ fn a_component_without_the_provider_interface_is_not_a_provider() {
             .unwrap_err()
             .to_string();
         assert!(message.contains("skillhost:provider@0.1.0"), "{message}");
+        assert_eq!(
+            message.contains("a WASI command"),
+            exports.contains(&"wasi:cli/run@0.2.12"),
+            "{message}"
+        );
     }
 }
 

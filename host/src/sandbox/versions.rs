@@ -46,8 +46,10 @@ pub fn split_version(name: &str) -> (&str, Option<&str>) {
 pub fn contract_of<'a>(exports: impl IntoIterator<Item = &'a str>) -> Result<Contract, Error> {
     let provider = format!("{PACKAGE}/{PROVIDER_INTERFACE}");
     let mut found = Vec::new();
+    let mut command = false;
     for name in exports {
         let (interface, version) = split_version(name);
+        command |= interface == "wasi:cli/run";
         if interface != provider {
             continue;
         }
@@ -61,7 +63,13 @@ pub fn contract_of<'a>(exports: impl IntoIterator<Item = &'a str>) -> Result<Con
         }
     }
     let supported = supported_list();
-    Err(Error::Component(if found.is_empty() {
+    Err(Error::Component(if found.is_empty() && command {
+        // Said apart: a command is what `cargo build --target wasm32-wasip2`
+        // gives for a binary crate, the most likely mistake.
+        format!(
+            "not a skill provider: it is a WASI command (it exports wasi:cli/run, run by `wasmtime run`), not a {provider} interface; this host runs {supported}"
+        )
+    } else if found.is_empty() {
         format!(
             "not a skill provider: it exports no {provider} interface; this host runs {supported}"
         )
