@@ -184,29 +184,32 @@ type Simple = (u16, String, Vec<u8>);
 /// Pulls from a server answering each path with `answer` and checks the
 /// error `expect`s, and that it names the reference.
 fn check(answer: fn(&str) -> Option<Simple>, deadline: Duration, expect: fn(&Error) -> bool) {
-    let rt = runtime();
-    rt.block_on(async {
-        let addr = serve(Arc::new(move |path: &str, _: &str| {
-            answer(path).map(|(status, content_type, body)| reply(status, &content_type, body))
-        }))
-        .await;
-        let reference =
-            skillhost_oci::ComponentRef::parse(&format!("oci://{addr}/acme/hostile:1")).unwrap();
-        let client = Registry::new(
-            &reference,
-            Options {
-                deadline,
-                ..plain()
-            },
-        )
-        .unwrap();
-        let e = client
-            .pull(&reference, &Credentials::Anonymous)
-            .await
-            .unwrap_err();
-        assert!(expect(&e), "{e:?}");
-        assert!(e.to_string().contains("acme/hostile:1"), "{e}");
+    let answer: Answer = Arc::new(move |path: &str, _: &str| {
+        answer(path).map(|(status, content_type, body)| reply(status, &content_type, body))
     });
+    let e = runtime().block_on(pull_error(answer, "acme/hostile:1", deadline));
+    assert!(expect(&e), "{e:?}");
+}
+
+/// What an anonymous pull of `oci://SERVER/path` answers, from a server
+/// answering with `answer`; the error must name the reference.
+async fn pull_error(answer: Answer, path: &str, deadline: Duration) -> Error {
+    let addr = serve(answer).await;
+    let reference = skillhost_oci::ComponentRef::parse(&format!("oci://{addr}/{path}")).unwrap();
+    let client = Registry::new(
+        &reference,
+        Options {
+            deadline,
+            ..plain()
+        },
+    )
+    .unwrap();
+    let e = client
+        .pull(&reference, &Credentials::Anonymous)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains(path), "{e}");
+    e
 }
 
 #[test]
@@ -375,33 +378,19 @@ fn a_redirect_to_another_host_is_followed_without_the_registry_token() {
 
 #[test]
 fn a_redirect_loop_is_given_up_naming_the_reference() {
-    let rt = runtime();
     let layer = component(1, 300);
-    rt.block_on(async {
-        let addr = serve(Arc::new(move |path: &str, _: &str| {
-            Some(if path.contains("/manifests/") {
-                manifest_reply(&layer)
-            } else {
-                // Every blob request is sent back to itself.
-                redirect(path.to_string())
-            })
-        }))
-        .await;
-        let reference =
-            skillhost_oci::ComponentRef::parse(&format!("oci://{addr}/acme/looping:1")).unwrap();
-        let client = Registry::new(
-            &reference,
-            Options {
-                deadline: Duration::from_secs(20),
-                ..plain()
-            },
-        )
-        .unwrap();
-        let e = client
-            .pull(&reference, &Credentials::Anonymous)
-            .await
-            .unwrap_err();
-        assert!(matches!(e, Error::Registry { .. }), "{e:?}");
-        assert!(e.to_string().contains("acme/looping:1"), "{e}");
+    let answer: Answer = Arc::new(move |path: &str, _: &str| {
+        Some(if path.contains("/manifests/") {
+            manifest_reply(&layer)
+        } else {
+            // Every blob request is sent back to itself.
+            redirect(path.to_string())
+        })
     });
+    let e = runtime().block_on(pull_error(
+        answer,
+        "acme/looping:1",
+        Duration::from_secs(20),
+    ));
+    assert!(matches!(e, Error::Registry { .. }), "{e:?}");
 }

@@ -18,6 +18,32 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// What `publish` says when it refuses `bytes` (nothing is pushed).
+fn publish_refusal(registry: &LocalRegistry, home: &Path, bytes: &[u8]) -> String {
+    let path = file(home, "refused.bin", bytes);
+    let tag = registry.reference("acme/refused:1").to_string();
+    let out = skillhost(
+        &["publish", &path, &tag, "--plain-http"],
+        &workspace(),
+        home,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    stderr(&out)
+}
+
+/// Pushes `bytes` as a component the way any other tool could, unchecked.
+fn push_unchecked(registry: &LocalRegistry, path: &str, bytes: &[u8]) -> String {
+    let reference = registry.reference(path);
+    skillhost_tests::registry::runtime()
+        .block_on(registry.client(&reference).push(
+            bytes,
+            &reference,
+            &skillhost_oci::Credentials::Anonymous,
+        ))
+        .unwrap();
+    reference.to_string()
+}
+
 #[test]
 fn a_published_provider_is_added_runs_pinned_while_its_tag_moves_and_is_repinned_when_approved() {
     let registry = LocalRegistry::start();
@@ -152,18 +178,11 @@ fn a_published_provider_is_added_runs_pinned_while_its_tag_moves_and_is_repinned
 #[test]
 fn a_layer_that_is_not_a_provider_component_is_refused_and_nothing_is_written() {
     let registry = LocalRegistry::start();
-    let reference = registry.reference("acme/text:1");
-    skillhost_tests::registry::runtime()
-        .block_on(registry.client(&reference).push(
-            b"# not a component",
-            &reference,
-            &skillhost_oci::Credentials::Anonymous,
-        ))
-        .unwrap();
+    let reference = push_unchecked(&registry, "acme/text:1", b"# not a component");
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
     let out = skillhost(
-        &["add", &reference.to_string(), "--plain-http", "--yes"],
+        &["add", &reference, "--plain-http", "--yes"],
         project.path(),
         home.path(),
     );
@@ -176,23 +195,8 @@ fn a_layer_that_is_not_a_provider_component_is_refused_and_nothing_is_written() 
     assert!(!project.path().join("skillhost.toml").exists());
 
     // publish refuses it before anything is sent.
-    let text = file(home.path(), "README.md", b"# not a component");
-    let out = skillhost(
-        &[
-            "publish",
-            &text,
-            &registry.reference("acme/readme:1").to_string(),
-            "--plain-http",
-        ],
-        &workspace(),
-        home.path(),
-    );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("is not a provider component"),
-        "{}",
-        stderr(&out)
-    );
+    let said = publish_refusal(&registry, home.path(), b"# not a component");
+    assert!(said.contains("is not a provider component"), "{said}");
 }
 
 #[test]
@@ -377,35 +381,13 @@ fn a_wasi_command_is_refused_by_publish_and_by_add_naming_the_reference() {
     let registry = LocalRegistry::start();
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
-    let command = file(home.path(), "command.wasm", COMMAND_GUEST);
-    let out = skillhost(
-        &[
-            "publish",
-            &command,
-            &registry.reference("acme/command:1").to_string(),
-            "--plain-http",
-        ],
-        &workspace(),
-        home.path(),
-    );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("is a WASI command"),
-        "{}",
-        stderr(&out)
-    );
+    let said = publish_refusal(&registry, home.path(), COMMAND_GUEST);
+    assert!(said.contains("is a WASI command"), "{said}");
 
     // Pushed by other means, it is still refused when added.
-    let reference = registry.reference("acme/command:1");
-    skillhost_tests::registry::runtime()
-        .block_on(registry.client(&reference).push(
-            COMMAND_GUEST,
-            &reference,
-            &skillhost_oci::Credentials::Anonymous,
-        ))
-        .unwrap();
+    let reference = push_unchecked(&registry, "acme/command:1", COMMAND_GUEST);
     let out = skillhost(
-        &["add", &reference.to_string(), "--plain-http", "--yes"],
+        &["add", &reference, "--plain-http", "--yes"],
         project.path(),
         home.path(),
     );
