@@ -20,12 +20,12 @@ pub enum Error {
         /// The reference.
         reference: String,
     },
-    /// The registry refused or failed the request.
-    #[error("{reference}: the registry answered: {reason}")]
+    /// The registry refused or failed the request, or could not be reached.
+    #[error("{reference}: the registry request failed: {reason}")]
     Registry {
         /// The reference.
         reference: String,
-        /// The registry's answer, without credentials.
+        /// The registry's answer or why none came, without credentials.
         reason: String,
     },
     /// The registry does not hold what the reference names.

@@ -196,7 +196,7 @@ impl Registry {
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|e| Error::Registry {
                 reference: reference.to_string(),
-                reason: format!("the layer download failed: {e}"),
+                reason: format!("the layer download failed: {}", with_causes(&e)),
             })?;
             if bytes.len() as u64 + chunk.len() as u64 > limit {
                 return Err(if limit == cap {
@@ -281,6 +281,23 @@ impl Registry {
     }
 }
 
+/// `e` and what caused it, as one line of at most 300 characters: a
+/// request that never reached the registry says why ("Connection refused")
+/// only in its sources.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    text.chars().take(300).collect()
+}
+
 /// The registry's answer as an error of this crate, with the reference.
 fn registry_error(reference: &ComponentRef, e: OciDistributionError) -> Error {
     let reference = reference.to_string();
@@ -290,7 +307,7 @@ fn registry_error(reference: &ComponentRef, e: OciDistributionError) -> Error {
         OciDistributionError::ImageManifestNotFoundError(_) => Error::NotFound { reference },
         OciDistributionError::ServerError { code: 404, .. } => Error::NotFound { reference },
         other => {
-            let reason: String = other.to_string().chars().take(300).collect();
+            let reason = with_causes(&other);
             let words = reason.to_lowercase();
             if words.contains("unauthorized") || words.contains("denied") {
                 return Error::Unauthorized { reference };

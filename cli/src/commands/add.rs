@@ -45,6 +45,12 @@ pub fn run(args: Args<'_>) -> Result<ExitCode> {
         Some(id) => id.to_string(),
         None => default_id(&reference),
     };
+    if !valid_id(&id) {
+        bail!(
+            "--id {:?}: an id is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (it names the provider in every diagnostic and skill source)",
+            id.chars().take(80).collect::<String>()
+        );
+    }
     if let Some(config) = &existing
         && config.providers.iter().any(|p| p.id == id)
     {
@@ -139,6 +145,15 @@ fn default_id(reference: &ComponentRef) -> String {
         .next()
         .unwrap_or("provider")
         .to_string()
+}
+
+/// Whether `id` can name a provider wherever ids are shown.
+fn valid_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 /// The `[[provider]]` table: the stored file pinned, where it came from,

@@ -127,6 +127,12 @@ impl Outcome {
 
 pub fn run(args: Args<'_>) -> Result<ExitCode> {
     let path = oci::config_path(args.config)?;
+    if !path.exists() {
+        bail!(
+            "{}: no such file, so no provider was added from a registry here (`skillhost add` writes one; --config names another)",
+            path.display()
+        );
+    }
     let config = Config::load(&path)?;
     let followed: Vec<&ProviderConfig> = config
         .providers

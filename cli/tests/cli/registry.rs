@@ -404,7 +404,7 @@ fn a_wasi_command_is_refused_by_publish_and_by_add_naming_the_reference() {
 }
 
 #[test]
-fn a_planted_config_link_or_a_fifo_as_token_file_is_refused_at_once() {
+fn a_planted_config_link_a_bad_id_or_a_fifo_as_token_file_is_refused_at_once() {
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
     let elsewhere = home.path().join("elsewhere.toml");
@@ -434,6 +434,28 @@ fn a_planted_config_link_or_a_fifo_as_token_file_is_refused_at_once() {
             .is_symlink()
     );
     assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "");
+
+    // An id that could not name a provider anywhere it is shown.
+    let fresh = tempfile::tempdir().unwrap();
+    let out = skillhost(
+        &[
+            "add",
+            "oci://127.0.0.1:9/acme/local:1",
+            "--plain-http",
+            "--yes",
+            "--id",
+            "team\"\n[[provider]]\nbuiltin = \"local\"",
+        ],
+        fresh.path(),
+        home.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("an id is 1 to 64 letters"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!fresh.path().join("skillhost.toml").exists());
 
     // A FIFO nobody writes to would block a reader forever.
     let fifo = home.path().join("token.fifo");
@@ -492,16 +514,25 @@ fn broken_registry(status: Option<u16>) -> String {
 }
 
 #[test]
-fn a_registry_answering_500_or_nothing_is_named_and_nothing_is_written() {
+fn a_registry_answering_500_or_nothing_or_not_running_is_named_and_nothing_is_written() {
     let home = tempfile::tempdir().unwrap();
     // A silent registry is given up by the deadline or by the read timeout
     // it also bounds, whichever fires first.
-    for (status, why) in [
-        (Some(500), &["500"][..]),
-        (None, &["no answer within 2 s", "timed out"][..]),
+    // And one that is not running says so, not only that a request failed.
+    let down = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().to_string()
+    };
+    for (addr, why) in [
+        (broken_registry(Some(500)), &["500"][..]),
+        (
+            broken_registry(None),
+            &["no answer within 2 s", "timed out"][..],
+        ),
+        (down, &["Connection refused"][..]),
     ] {
         let project = tempfile::tempdir().unwrap();
-        let tag = format!("oci://{}/acme/broken:1", broken_registry(status));
+        let tag = format!("oci://{addr}/acme/broken:1");
         let out = skillhost(
             &[
                 "add",
@@ -522,4 +553,18 @@ fn a_registry_answering_500_or_nothing_is_named_and_nothing_is_written() {
         );
         assert!(!project.path().join("skillhost.toml").exists());
     }
+}
+
+#[test]
+fn update_without_a_configuration_says_there_is_nothing_to_follow() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let out = skillhost(&["update", "--check"], project.path(), home.path());
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    assert!(
+        said.contains("skillhost.toml: no such file")
+            && said.contains("no provider was added from a registry here"),
+        "{said}"
+    );
 }
