@@ -290,14 +290,26 @@ impl Worker {
 /// The next view: the catalog now, with entries carried over where
 /// nothing they depend on changed.
 fn rebuild(registry: &Registry, previous: &View, dirty: &Dirty, options: &Options) -> View {
+    // Generations are read before the snapshot: an invalidation that lands
+    // while the snapshot runs then leaves the entries it made older than
+    // their provider, so the wake it sends makes them again. Read after,
+    // a body-only change (the skill compares equal) could be stamped as
+    // seen with the old body and never be told to subscribers. A provider
+    // the snapshot added counts as generation 0: made again next time.
+    let generations: HashMap<String, u64> = registry
+        .providers()
+        .iter()
+        .map(|p| (p.id().to_string(), p.signals().generation()))
+        .collect();
     let catalog = registry.snapshot();
     let providers: HashMap<String, (Option<String>, u64)> = registry
         .providers()
         .iter()
         .map(|p| {
+            let generation = generations.get(p.id()).copied().unwrap_or(0);
             (
                 p.id().to_string(),
-                (p.namespace().map(str::to_string), p.signals().generation()),
+                (p.namespace().map(str::to_string), generation),
             )
         })
         .collect();

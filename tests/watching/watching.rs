@@ -335,7 +335,7 @@ fn a_burst_of_two_hundred_writes_is_one_invalidation() {
 }
 
 #[test]
-fn project_watchers_are_bounded_and_the_least_recently_observed_is_evicted() {
+fn project_watchers_are_bounded_and_the_least_recently_used_is_evicted() {
     // One registry per project, one watcher for all, room for two.
     let watcher = Arc::new(
         skillhost::registry::watch::Watcher::start(WatchOptions {
@@ -365,7 +365,7 @@ fn project_watchers_are_bounded_and_the_least_recently_observed_is_evicted() {
     let provider = |i: usize| projects[i].2.providers()[0].clone();
     assert!(
         watcher.is_evicted(&provider(0)),
-        "the least recently observed goes"
+        "the least recently used goes"
     );
     assert!(!watcher.is_evicted(&provider(1)) && !watcher.is_evicted(&provider(2)));
 
@@ -378,8 +378,14 @@ fn project_watchers_are_bounded_and_the_least_recently_observed_is_evicted() {
     );
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(watcher.deliveries(&provider(0)), delivered);
-    // ...but observing the project again watches it again (evicting the
-    // next least recently observed) and rescans, so nothing is missed.
+    // ...and reading its catalog changes nothing about what is watched: a
+    // snapshot is a read, never a use...
+    projects[0].2.snapshot();
+    assert!(watcher.is_evicted(&provider(0)));
+    assert!(!watcher.is_evicted(&provider(1)));
+    // ...but using the project again watches it again (evicting the next
+    // least recently used) and rescans, so nothing is missed.
+    assert!(projects[0].2.resume_watching());
     let catalog = projects[0].2.snapshot();
     assert_eq!(catalog.get("p0").and_then(|s| s.description()), Some("v2"));
     assert!(!watcher.is_evicted(&provider(0)));

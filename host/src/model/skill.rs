@@ -11,7 +11,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// A project's own skills (`.agents/skills` in the working folder): its
-    /// watches are among the bounded set evicted least-recently-observed.
+    /// watches are among the bounded set evicted least-recently-used.
     Project,
     /// The user's skills, or roots named explicitly.
     User,

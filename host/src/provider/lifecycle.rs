@@ -13,7 +13,20 @@ impl Provider {
     /// Runs `f` on the live instance, starting one if needed. A fault kills
     /// the instance; the next call starts a fresh one from the pre-linked
     /// component.
+    ///
+    /// Watches the call asked for are installed before this returns, so
+    /// a change made after it is never missed; they are installed once the
+    /// instance is released (see `ProviderSignals::settle_watches`).
     pub(super) fn with_instance<R>(
+        &self,
+        f: impl FnOnce(&mut Instance) -> Result<R, Fault>,
+    ) -> Result<(R, Arc<Grants>), Fault> {
+        let result = self.with_live_instance(f);
+        self.signals.settle_watches();
+        result
+    }
+
+    fn with_live_instance<R>(
         &self,
         f: impl FnOnce(&mut Instance) -> Result<R, Fault>,
     ) -> Result<(R, Arc<Grants>), Fault> {
@@ -50,7 +63,7 @@ impl Provider {
         }
         let spec = &self.spec;
         let (grants, config) = granted(spec);
-        self.stats.instantiations.fetch_add(1, Ordering::Relaxed);
+        let restart = self.stats.instantiations.fetch_add(1, Ordering::Relaxed) > 0;
         let id = InstanceId::next();
         self.signals.set_live(Some(id));
         let started = Instance::start(Start {
@@ -63,10 +76,23 @@ impl Provider {
             id,
             config: Some(&config),
         });
-        started.inspect_err(|fault| {
-            self.signals.set_live(None);
-            self.fault_now(fault);
-        })
+        match started {
+            Ok(instance) => {
+                if restart {
+                    // What the host holds came from the instance that
+                    // faulted; the new one may serve something else, so it
+                    // counts as a change (a view carried over by generation
+                    // would otherwise keep the old bodies).
+                    self.signals.mark_stale();
+                }
+                Ok(instance)
+            }
+            Err(fault) => {
+                self.signals.set_live(None);
+                self.fault_now(&fault);
+                Err(fault)
+            }
+        }
     }
 
     /// Records a fault: the next start waits, longer with each fault in a

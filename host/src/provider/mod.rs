@@ -27,7 +27,7 @@ mod spec;
 mod view;
 
 pub use boundary::Caps;
-pub(crate) use signals::Notify;
+pub(crate) use signals::Hook;
 pub use signals::ProviderSignals;
 pub use spec::{ChangeKind, ProviderSpec};
 pub use view::ProviderView;

@@ -10,20 +10,24 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Where a provider's changes are told: its registry's notifier, which
-/// the registry hands in so this layer names nothing above it.
-pub(crate) struct Notify(Box<dyn Fn() + Send + Sync>);
+/// A callback the registry hands in (where changes are told, what keeps
+/// watches in step), so this layer names nothing above it.
+pub(crate) struct Hook(Box<dyn Fn() + Send + Sync>);
 
-impl Notify {
-    /// Calls `tell` on every change of the provider.
-    pub(crate) fn new(tell: impl Fn() + Send + Sync + 'static) -> Notify {
-        Notify(Box::new(tell))
+impl Hook {
+    /// Wraps `call`, run each time the provider has something to report.
+    pub(crate) fn new(call: impl Fn() + Send + Sync + 'static) -> Hook {
+        Hook(Box::new(call))
+    }
+
+    fn call(&self) {
+        (self.0)()
     }
 }
 
-impl std::fmt::Debug for Notify {
+impl std::fmt::Debug for Hook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Notify")
+        f.write_str("Hook")
     }
 }
 
@@ -36,10 +40,14 @@ pub struct ProviderSignals {
     generation: AtomicU64,
     live: Mutex<Option<InstanceId>>,
     disposed: AtomicBool,
-    notify: Mutex<Option<Notify>>,
+    notify: Mutex<Option<Hook>>,
     /// The live instance's watch requests (the last known ones while it
     /// restarts), readable without waiting for the instance.
     targets: Mutex<Vec<WatchTarget>>,
+    /// Set when the live instance changed its watch requests during a
+    /// call; the hook runs once that call has returned.
+    watches_pending: AtomicBool,
+    on_watches: Mutex<Option<Hook>>,
 }
 
 impl ProviderSignals {
@@ -54,6 +62,8 @@ impl ProviderSignals {
             disposed: AtomicBool::new(false),
             notify: Mutex::new(None),
             targets: Mutex::new(Vec::new()),
+            watches_pending: AtomicBool::new(false),
+            on_watches: Mutex::new(None),
         })
     }
 
@@ -97,13 +107,30 @@ impl ProviderSignals {
     /// never inside a guest call.
     fn send(&self) {
         if let Some(notify) = lock(&self.notify).as_ref() {
-            (notify.0)();
+            notify.call();
         }
     }
 
     /// Where change notifications go (the registry's notifier), or nowhere.
-    pub(crate) fn set_notify(&self, notify: Option<Notify>) {
+    pub(crate) fn set_notify(&self, notify: Option<Hook>) {
         *lock(&self.notify) = notify;
+    }
+
+    /// What keeps its watches in step (the registry's watcher), or nothing.
+    pub(crate) fn set_on_watches(&self, hook: Option<Hook>) {
+        *lock(&self.on_watches) = hook;
+    }
+
+    /// Runs the watches hook if the call that just returned changed the
+    /// provider's watch requests. Called after the instance is released:
+    /// installing watches walks folders, which must neither count against
+    /// the guest's deadline nor hold the instance.
+    pub(crate) fn settle_watches(&self) {
+        if self.watches_pending.swap(false, Ordering::AcqRel)
+            && let Some(hook) = lock(&self.on_watches).as_ref()
+        {
+            hook.call();
+        }
     }
 
     /// Marks the provider dirty because its instance was replaced (the
@@ -150,6 +177,7 @@ impl ProviderSignals {
         self.disposed.store(true, Ordering::Release);
         self.set_live(None);
         self.set_notify(None);
+        self.set_on_watches(None);
         lock(&self.targets).clear();
     }
 
@@ -181,6 +209,7 @@ impl Upcalls for ProviderSignals {
     fn watches_changed(&self, instance: InstanceId, targets: Vec<WatchTarget>) {
         if self.is_live(instance) && !self.is_disposed() {
             *lock(&self.targets) = targets;
+            self.watches_pending.store(true, Ordering::Release);
         }
     }
 }

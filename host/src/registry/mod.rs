@@ -27,7 +27,7 @@ pub use merge::merge;
 use crate::error::Error;
 use crate::model::{Catalog, Diagnostic, Scope, Skill, SkillDocument, SkillResource};
 use crate::paths::canonical_or_lexical;
-use crate::provider::{Notify, Provider, ProviderView};
+use crate::provider::{Hook, Provider, ProviderView};
 use crate::sync::lock;
 use changes::Notice;
 use listeners::Listeners;
@@ -94,8 +94,8 @@ impl Registry {
     }
 
     /// Starts watching on behalf of the providers, with a watcher of its
-    /// own: from now on every snapshot also keeps their watches in step with
-    /// their requests.
+    /// own: from now on their watches follow their requests, installed as
+    /// each provider call that changed them returns.
     pub fn watch(&self, options: WatchOptions) -> Result<(), Error> {
         self.watch_with(Arc::new(Watcher::start(options)?));
         Ok(())
@@ -106,10 +106,13 @@ impl Registry {
     /// Providers that must be polled (remote indexes) are polled from now on.
     pub fn watch_with(&self, watcher: Arc<Watcher>) {
         let deliveries = self.forward_deliveries(&watcher);
-        if let Some((old, _)) = lock(&self.watcher).replace((watcher, deliveries)) {
+        if let Some((old, _)) = lock(&self.watcher).replace((watcher.clone(), deliveries)) {
             for provider in self.providers() {
                 old.forget(&provider);
             }
+        }
+        for provider in self.providers() {
+            attach(&watcher, &provider);
         }
         let mut poller = lock(&self.poller);
         if poller.is_none() {
@@ -181,7 +184,7 @@ impl Registry {
             }
             let notify = lock(&self.notify).clone().map(|tx| {
                 let id = provider.id().to_string();
-                Notify::new(move || {
+                Hook::new(move || {
                     let _ = tx.send(Notice::Provider(id.clone()));
                 })
             });
@@ -193,8 +196,32 @@ impl Registry {
         {
             poller.add(&provider, every);
         }
+        if let Some(watcher) = self.watcher() {
+            attach(&watcher, &provider);
+        }
         self.changed();
         Ok(())
+    }
+
+    /// Marks this registry's providers in use now, for the bound a shared
+    /// watcher keeps on project watchers (the least recently used project
+    /// loses its watches first). A provider whose watches had been evicted
+    /// is watched again and rescans, since changes may have been missed
+    /// meanwhile. A session calls this each turn; a snapshot never does,
+    /// because reading the catalog must not change what is watched.
+    /// Returns whether any provider was watched again.
+    pub fn resume_watching(&self) -> bool {
+        let Some(watcher) = self.watcher() else {
+            return false;
+        };
+        let mut resumed = false;
+        for provider in self.providers() {
+            if watcher.observe(&provider, provider.scope() == Scope::Project) {
+                provider.invalidate();
+                resumed = true;
+            }
+        }
+        resumed
     }
 
     /// Adds a provider below every provider of its scope's precedence or a
@@ -279,7 +306,8 @@ impl Registry {
     }
 
     /// The merged catalog. Only dirty providers are asked again; a complete
-    /// result is cached until some provider is invalidated.
+    /// result is cached until some provider is invalidated. A read: what is
+    /// watched follows the providers' own requests, never a snapshot.
     pub fn snapshot(&self) -> Arc<Catalog> {
         let generation = self.generation.load(Ordering::Acquire);
         let providers = self.providers();
@@ -289,7 +317,7 @@ impl Registry {
             && providers.iter().all(|p| !p.signals().is_dirty())
             && watcher
                 .as_ref()
-                .is_none_or(|w| providers.iter().all(|p| w.touch(p)))
+                .is_none_or(|w| providers.iter().all(|p| w.failure(p).is_none()))
         {
             return catalog;
         }
@@ -409,18 +437,29 @@ impl Drop for Registry {
     }
 }
 
-/// One provider's view, with its watches kept in step. A provider whose
-/// watches had been evicted rescans (changes may have been missed); one
-/// whose watching failed is incomplete until it recovers.
+/// Has `watcher` watch for `provider` from now on: registered with its last
+/// known requests installed, then kept in step after every provider call
+/// that changes them. The hook holds neither side strongly, so a watcher
+/// and the providers it serves never keep each other alive.
+fn attach(watcher: &Arc<Watcher>, provider: &Arc<Provider>) {
+    let (weak_watcher, weak_provider) = (Arc::downgrade(watcher), Arc::downgrade(provider));
+    provider.signals().set_on_watches(Some(Hook::new(move || {
+        if let (Some(watcher), Some(provider)) = (weak_watcher.upgrade(), weak_provider.upgrade()) {
+            watcher.sync(&provider);
+        }
+    })));
+    if watcher.observe(provider, provider.scope() == Scope::Project) {
+        provider.invalidate();
+    }
+}
+
+/// One provider's view. One whose watching failed is incomplete until it
+/// recovers.
 fn observe(provider: &Arc<Provider>, watcher: Option<&Watcher>) -> (Arc<ProviderView>, bool) {
-    let (mut view, mut changed) = provider.view();
+    let (mut view, changed) = provider.view();
     let Some(watcher) = watcher else {
         return (view, changed);
     };
-    if watcher.observe(provider, provider.scope() == Scope::Project) {
-        provider.invalidate();
-        (view, changed) = provider.view();
-    }
     if let Some(reason) = watcher.failure(provider) {
         let mut diagnostics = view.diagnostics.clone();
         diagnostics.push(

@@ -174,14 +174,18 @@ impl<'r, L: SessionLog> Session<'r, L> {
     }
 
     /// Publishes the listing into the log as a full replacement, only if
-    /// the model's view changed since the last one.
+    /// the model's view changed since the last one. Each turn counts as a
+    /// use of the session's project, so a watcher shared by many projects
+    /// keeps watching the ones in use (see [`Registry::resume_watching`]).
     pub fn inject(&mut self) -> Result<Outcome, Error> {
+        self.registry.resume_watching();
         let catalog = self.registry.snapshot();
         self.injector(&catalog).replace(&catalog, &mut self.log)
     }
 
     /// Publishes only what changed for `agent` since it was last told.
     pub fn inject_delta(&mut self, agent: &str) -> Result<Outcome, Error> {
+        self.registry.resume_watching();
         let catalog = self.registry.snapshot();
         self.injector(&catalog)
             .delta(&catalog, agent, &mut self.log)
@@ -199,6 +203,7 @@ impl<'r, L: SessionLog> Session<'r, L> {
                 std::fs::canonicalize(&p).unwrap_or(p)
             })
             .collect();
+        self.registry.resume_watching();
         self.registry.observe_paths(&touched)?;
         activation::touch(
             self.runtime,

@@ -120,9 +120,10 @@ impl Watcher {
     }
 
     /// Registers `provider` (or refreshes its watch scope from its current
-    /// watch requests) and marks it observed now. Returns true when it had
-    /// been evicted: it is watched again and must rescan, since changes may
-    /// have been missed meanwhile.
+    /// watch requests) and marks it in use now, for the least-recently-used
+    /// bound on project watchers. Returns true when it had been evicted: it
+    /// is watched again and must rescan, since changes may have been missed
+    /// meanwhile.
     pub fn observe(&self, provider: &Arc<Provider>, project: bool) -> bool {
         // Read before taking the lock: the watcher never waits on a
         // provider while event routing for everyone else waits on it.
@@ -133,38 +134,47 @@ impl Watcher {
         }
         state.clock += 1;
         let now = state.clock;
-        let index = match state.index_of(provider) {
-            Some(i) => i,
+        let (index, new) = match state.index_of(provider) {
+            Some(i) => (i, false),
             None => {
                 let watched = Watched::new(provider.clone(), project, now, &self.shared.options);
                 state.providers.push(watched);
-                state.providers.len() - 1
+                (state.providers.len() - 1, true)
             }
         };
         state.providers[index].last_observed = now;
         let was_evicted = std::mem::replace(&mut state.providers[index].evicted, false);
         let jobs = self.shared.sync_targets(&mut state, index, wanted);
-        self.shared.evict_beyond_cap(&mut state);
+        let evicted_other = self.shared.evict_beyond_cap(&mut state);
         drop(state);
+        // A session observes every turn; the watcher thread is woken only
+        // when its schedule may have changed, not on each of those turns.
+        let reschedule = new || was_evicted || evicted_other || !jobs.is_empty();
         self.shared.run_jobs(jobs);
-        let _ = self.shared.tx.send(Msg::Wake);
+        if reschedule {
+            let _ = self.shared.tx.send(Msg::Wake);
+        }
         was_evicted
     }
 
-    /// Marks `provider` observed now (for the least-recently-observed bound)
-    /// and says whether it is watched: false when its watches were evicted
-    /// or it was never registered, and a full [`Watcher::observe`] is due.
-    pub fn touch(&self, provider: &Arc<Provider>) -> bool {
+    /// Brings the watches of a registered provider in line with its
+    /// current requests, without counting as a use (the bound on project
+    /// watchers goes by [`Watcher::observe`]). An evicted or unknown
+    /// provider is left alone: it is watched again only when observed.
+    pub(crate) fn sync(&self, provider: &Arc<Provider>) {
+        let wanted = provider.watch_targets();
         let mut state = lock(&self.shared.state);
-        state.clock += 1;
-        let now = state.clock;
-        match state.index_of(provider) {
-            Some(i) => {
-                let watched = &mut state.providers[i];
-                watched.last_observed = now;
-                !watched.evicted
-            }
-            None => false,
+        if state.stopped {
+            return;
+        }
+        let Some(index) = state.index_of(provider) else {
+            return;
+        };
+        let jobs = self.shared.sync_targets(&mut state, index, wanted);
+        drop(state);
+        if !jobs.is_empty() {
+            self.shared.run_jobs(jobs);
+            let _ = self.shared.tx.send(Msg::Wake);
         }
     }
 
@@ -289,19 +299,22 @@ impl Shared {
         jobs
     }
 
-    fn evict_beyond_cap(&self, state: &mut State) {
+    /// Evicts the least recently used project watchers beyond the cap;
+    /// returns whether any was.
+    fn evict_beyond_cap(&self, state: &mut State) -> bool {
+        let mut evicted = false;
         loop {
             let active: Vec<usize> = (0..state.providers.len())
                 .filter(|&i| state.providers[i].project && !state.providers[i].evicted)
                 .collect();
             if active.len() <= self.options.max_project_watchers {
-                return;
+                return evicted;
             }
             let Some(&oldest) = active
                 .iter()
                 .min_by_key(|&&i| state.providers[i].last_observed)
             else {
-                return;
+                return evicted;
             };
             let State {
                 backend, providers, ..
@@ -314,6 +327,7 @@ impl Shared {
             tracing::debug!(provider = watched.provider.id(), "project watcher evicted");
             watched.evicted = true;
             watched.drop_pending();
+            evicted = true;
         }
     }
 

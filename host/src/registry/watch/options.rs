@@ -26,8 +26,9 @@ pub struct WatchOptions {
     pub stability: Option<Duration>,
     /// Watch symlinked subfolders too (linked skill folders).
     pub follow_symlinks: bool,
-    /// Most project providers watched at once; the least recently observed
-    /// is evicted, and rescans when observed again.
+    /// Most project providers watched at once; the least recently used
+    /// (registered, or resumed by `Registry::resume_watching`) is evicted,
+    /// and rescans when resumed.
     pub max_project_watchers: usize,
     /// First wait before retrying a failed watch; doubles up to `retry_max`.
     pub retry_initial: Duration,
