@@ -39,7 +39,7 @@ use skillhost::model::{Location, Scope, Skill};
 use skillhost::provider::ChangeKind;
 use skillhost::provider::ProviderView;
 use skillhost::registry::merge;
-use skillhost::sandbox::{HostReader, ReadError};
+use skillhost::sandbox::{HostReader, ReadError, Speedups};
 use skillhost::{Catalog, Registry, Runtime};
 use skillhost_skill::frontmatter::{
     Frontmatter, MAX_DOCUMENT_BYTES, from_json, parse_document_json, starts_with_frontmatter,
@@ -54,15 +54,15 @@ use std::time::Duration;
 fn baseline() -> String {
     format!(
         "full scan through the host's own files calls (read-frontmatters in batches of \
-         {BATCH}, read-ahead from {READ_AHEAD_FROM} documents, the same reader threads), same \
+         {BATCH}, read-ahead from {READ_AHEAD_FROM} documents, the same worker pool), same \
          layout rules, the same parse (frontmatter JSON included) and the same catalog (the \
          host's skill records, merged as the registry merges), no sandbox"
     )
 }
 /// What the cold ratio compares.
 const COLD: &str = "a fresh sandboxed instance's first snapshot (init, scan, parse, boundary; \
-                    the batches sent ahead checked on one helper thread while the guest \
-                    parses) against a native full scan: like for like";
+                    the batches sent ahead checked on the engine's workers while the \
+                    guest parses) against a native full scan: like for like";
 /// What the warm ratio compares.
 const WARM: &str = "one changed file (event, re-read, delta snapshot) against a full native \
                     rescan: what watching saves, not like for like";
@@ -97,7 +97,50 @@ pub struct BenchReport {
     rescan_sandboxed: Vec<Duration>,
     /// The host deriving every skill's fields from its JSON, once a round.
     json_to_fields: Vec<Duration>,
+    /// The cold sandboxed snapshot with one speedup off, per speedup.
+    without: Vec<(&'static str, Vec<Duration>)>,
 }
+
+/// Each of the host's speedups by the name the report gives it, and the
+/// switches with only that one off.
+fn each_off() -> [(&'static str, Speedups); 4] {
+    let all = Speedups::ALL;
+    [
+        (
+            "read_ahead",
+            Speedups {
+                read_ahead: false,
+                ..all
+            },
+        ),
+        (
+            "parallel_reads",
+            Speedups {
+                parallel_reads: false,
+                ..all
+            },
+        ),
+        (
+            "checks_ahead",
+            Speedups {
+                checks_ahead: false,
+                ..all
+            },
+        ),
+        (
+            "parallel_checks",
+            Speedups {
+                parallel_checks: false,
+                ..all
+            },
+        ),
+    ]
+}
+
+/// What the speedup lines compare.
+const WITHOUT: &str = "the cold sandboxed snapshot with one of the host's speedups switched \
+                       off (the engine's worker pool doing less), against the same snapshot \
+                       with all on, in the same rounds: what that speedup buys";
 
 impl BenchReport {
     fn cold_ratio(&self) -> f64 {
@@ -117,9 +160,22 @@ impl BenchReport {
         ratio(median(&self.json_to_fields), median(&self.cold_sandboxed))
     }
 
+    /// The cold sandboxed snapshot with `speedup` off, against all on.
+    fn without_ratio(&self, times: &[Duration]) -> f64 {
+        ratio(median(times), median(&self.cold_sandboxed))
+    }
+
     /// The human-readable report: the timings, what each ratio compares,
     /// then the ratio line last.
     pub fn render(&self) -> String {
+        let mut without = String::new();
+        for (speedup, times) in &self.without {
+            without.push_str(&format!(
+                "cold without {speedup:<15} {:>9.3} ms   ({:.2} x the cold sandboxed snapshot with all on)\n",
+                ms(median(times)),
+                self.without_ratio(times),
+            ));
+        }
         format!(
             "skillhost-bench scan: {} skills, {} rounds interleaved, medians\n\
              native: {}\n\
@@ -127,7 +183,9 @@ impl BenchReport {
              warm    sandboxed {:>9.3} ms   native full rescan {:>9.3} ms   (sandboxed: one changed file)\n\
              rescan  sandboxed {:>9.3} ms   native full rescan {:>9.3} ms   (sandboxed: blind invalidation)\n\
              host JSON-to-fields step {:>9.3} ms for {} skills ({:.1}% of the cold sandboxed snapshot, included in it)\n\
+             {without}\
              what each ratio sandboxed/native compares:\n\
+             \x20 cold without a speedup: {WITHOUT}\n\
              \x20 cold   (target <= {COLD_TARGET}): {COLD}\n\
              \x20 warm   (target <= {WARM_TARGET}): {WARM}\n\
              \x20 rescan (ratio {:.2}): {RESCAN}\n\
@@ -183,6 +241,14 @@ impl BenchReport {
                 "compares": "the host deriving every skill's typed fields from the frontmatter JSON \
                              its provider sent, over the same documents, against the cold \
                              sandboxed snapshot that includes it",
+            },
+            "without": {
+                "compares": WITHOUT,
+                "speedups": self.without.iter().map(|(speedup, times)| serde_json::json!({
+                    "speedup": speedup,
+                    "cold_ms": ms(median(times)),
+                    "ratio_to_all_on": self.without_ratio(times),
+                })).collect::<Vec<_>>(),
             },
         })
     }
@@ -243,7 +309,7 @@ pub fn native_scan(reader: &mut HostReader, host_root: &Path) -> Catalog {
     let mut targets = if links.is_empty() {
         Vec::new()
     } else {
-        call.stat_kinds(&links)
+        call.stat_kinds(links)
     }
     .into_iter();
     let docs: Vec<Doc> = listed
@@ -255,12 +321,12 @@ pub fn native_scan(reader: &mut HostReader, host_root: &Path) -> Catalog {
         .collect();
     let paths: Vec<String> = docs.iter().map(|d| d.path.clone()).collect();
     if paths.len() >= READ_AHEAD_FROM {
-        call.prefetch(&paths, MAX_DOCUMENT_BYTES);
+        call.prefetch(paths.clone(), MAX_DOCUMENT_BYTES);
     }
     let mut out = Vec::with_capacity(docs.len());
     let mut lowercase = Vec::new();
     for (batch, paths) in docs.chunks(BATCH).zip(paths.chunks(BATCH)) {
-        let reads = call.read_frontmatters(paths, MAX_DOCUMENT_BYTES);
+        let reads = call.read_frontmatters(paths.to_vec(), MAX_DOCUMENT_BYTES);
         for (index, doc) in batch.iter().enumerate() {
             match reads.get(index) {
                 Err(ReadError::NotFound) if !doc.flat => {
@@ -277,7 +343,7 @@ pub fn native_scan(reader: &mut HostReader, host_root: &Path) -> Catalog {
     }
     let paths: Vec<String> = lowercase.iter().map(|d| d.path.clone()).collect();
     for (batch, paths) in lowercase.chunks(BATCH).zip(paths.chunks(BATCH)) {
-        let reads = call.read_frontmatters(paths, MAX_DOCUMENT_BYTES);
+        let reads = call.read_frontmatters(paths.to_vec(), MAX_DOCUMENT_BYTES);
         for (index, doc) in batch.iter().enumerate() {
             out.extend(parse(doc, reads.get(index)).map(|p| skill(doc, p, &root, host_root)));
         }
@@ -343,7 +409,7 @@ pub fn run(runtime: &Runtime, options: BenchOptions) -> Result<BenchReport> {
     runtime.local_component()?;
     // Granted once, as a warm provider instance holds its mounts: the
     // native side pays for reading, not for the sandbox's grants.
-    let mut reader = HostReader::for_roots(std::slice::from_ref(&root));
+    let mut reader = HostReader::for_roots(std::slice::from_ref(&root), runtime.engine().workers());
 
     let warm_registry = Registry::new();
     let warm_provider = runtime.local_provider(&root)?;
@@ -362,8 +428,12 @@ pub fn run(runtime: &Runtime, options: BenchOptions) -> Result<BenchReport> {
     let mut report = BenchReport {
         skills: options.skills,
         rounds: options.rounds,
+        without: each_off()
+            .map(|(speedup, _)| (speedup, Vec::new()))
+            .to_vec(),
         ..Default::default()
     };
+    let workers = runtime.engine().workers();
     let changing = options.skills / 2;
     let doc = root.join(format!("skill-{changing:05}")).join(SKILL_FILE);
     let name = format!("skill-{changing:05}");
@@ -401,6 +471,12 @@ pub fn run(runtime: &Runtime, options: BenchOptions) -> Result<BenchReport> {
         let (first, second) = interleaved(round, cold, &mut native)?;
         report.cold_sandboxed.push(first);
         report.cold_native.push(second);
+        for (index, (_, speedups)) in each_off().into_iter().enumerate() {
+            workers.set_speedups(speedups);
+            let elapsed = cold();
+            workers.set_speedups(Speedups::ALL);
+            report.without[index].1.push(elapsed?);
+        }
 
         let variant = format!("round {round}");
         write(&doc, &document(changing, &variant))?;

@@ -1,4 +1,5 @@
 use super::*;
+use skillhost::sandbox::{MAX_WORKERS, Workers};
 use std::path::Path;
 
 fn write_file(path: &Path, text: &str) {
@@ -47,7 +48,7 @@ fn the_native_baseline_finds_what_the_provider_finds() {
         records
     };
     let native = records(&native_scan(
-        &mut HostReader::for_roots(std::slice::from_ref(&root)),
+        &mut HostReader::for_roots(std::slice::from_ref(&root), &Workers::new(MAX_WORKERS)),
         &root,
     ));
     let names: Vec<&str> = native.iter().map(|r| r.0.as_str()).collect();
@@ -82,7 +83,7 @@ fn the_native_baseline_reads_many_documents_ahead_in_batches_and_finds_them_all(
     // Past the read-ahead threshold, and a last batch that is not full.
     let count = READ_AHEAD_FROM + BATCH + 3;
     generate_tree(&root, count).unwrap();
-    let mut reader = HostReader::for_roots(std::slice::from_ref(&root));
+    let mut reader = HostReader::for_roots(std::slice::from_ref(&root), &Workers::new(MAX_WORKERS));
     let names: Vec<String> = native_scan(&mut reader, &root)
         .skills
         .iter()
@@ -105,8 +106,18 @@ fn every_ratio_says_what_it_compares_and_warm_is_against_a_full_native_rescan() 
         rescan_native: vec![Duration::from_millis(20)],
         rescan_sandboxed: vec![Duration::from_millis(5)],
         json_to_fields: vec![Duration::from_millis(3)],
+        without: vec![("read_ahead", vec![Duration::from_millis(18)])],
     };
     let json = report.to_json();
+    let read_ahead = &json["without"]["speedups"][0];
+    assert_eq!(read_ahead["speedup"], "read_ahead");
+    let ratio = read_ahead["ratio_to_all_on"].as_f64().unwrap_or_default();
+    assert!((ratio - 1.5).abs() < 1e-9, "{ratio}");
+    assert!(
+        json["without"]["compares"]
+            .as_str()
+            .is_some_and(|c| c.contains("one of the host's speedups switched off"))
+    );
     assert_eq!(json["cold"]["ratio"], 1.2);
     assert_eq!(json["json_to_fields"]["share_of_cold"], 0.25);
     assert_eq!(json["warm"]["ratio"], 0.05);
@@ -142,6 +153,10 @@ fn every_ratio_says_what_it_compares_and_warm_is_against_a_full_native_rescan() 
         "{text}"
     );
     assert!(text.contains("native full rescan"), "{text}");
+    assert!(
+        text.contains("cold without read_ahead         18.000 ms   (1.50 x the cold sandboxed snapshot with all on)"),
+        "{text}"
+    );
     assert!(
         text.lines()
             .last()

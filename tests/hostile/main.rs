@@ -14,7 +14,7 @@ mod reach;
 mod time;
 
 use skillhost::provider::ChangeKind;
-use skillhost::sandbox::Limits;
+use skillhost::sandbox::{Limits, MAX_WORKERS, Workers};
 use skillhost::{Catalog, Diagnostic, Provider, Registry};
 use skillhost_tests::{
     HOSTILE_GUEST, ProcessUsage, mkfifo, provider_of, runtime, skill_md, tree, write,
@@ -35,6 +35,8 @@ struct Arena {
     hostile: Arc<Provider>,
     good: Arc<Provider>,
     limits: Limits,
+    /// The engine's worker pool, which reads ahead for the providers.
+    workers: Workers,
     // Dropped last: the providers above go first.
     _serial: MutexGuard<'static, ()>,
 }
@@ -100,6 +102,7 @@ fn arena_with(
         hostile,
         good,
         limits,
+        workers: runtime.engine().workers().clone(),
         _serial: serial,
     }
 }
@@ -154,15 +157,17 @@ impl Usage {
 
     /// Waits (a hang guard, not a measure of time) until threads,
     /// descriptors and resident memory are back near `self`: a few threads
-    /// and descriptors more (the runtime's lazily started workers), and at
-    /// most the hostile provider's memory cap (its live instance keeps the
-    /// memory it grew) plus 64 MiB of the host's own.
+    /// and descriptors more (the runtime's lazily started services), the
+    /// engine's worker pool within its bound, and at most the hostile
+    /// provider's memory cap (its live instance keeps the memory it grew)
+    /// plus 64 MiB of the host's own.
     fn settled_after(&self, arena: &Arena) {
         let memory = arena.limits.memory_bytes as u64 + 64 * 1024 * 1024;
         let until = Instant::now() + Duration::from_secs(30);
         loop {
             let now = Usage::now();
-            let back = now.threads <= self.threads + 4
+            assert!(arena.workers.threads() <= MAX_WORKERS);
+            let back = now.threads.saturating_sub(arena.workers.threads()) <= self.threads + 4
                 && now.descriptors <= self.descriptors + 8
                 && now.resident <= self.resident + memory;
             if back {

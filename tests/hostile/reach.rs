@@ -47,28 +47,11 @@ fn a_flood_of_read_ahead_announcements_reads_nothing_outside_and_ends_with_the_c
     // few of the 50 announcements of 16,002 paths start readers.
     assert!(catalog.complete, "{:?}", catalog.diagnostics);
     survived(&catalog, true);
-    // What was read ahead is dropped with the call: its readers stop.
-    let until = std::time::Instant::now() + Duration::from_secs(10);
-    while readers_alive() > 0 && std::time::Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert_eq!(readers_alive(), 0, "read-ahead threads outlived the call");
+    // What was read ahead is dropped with the call: its readers stop, and
+    // the engine's threads stay within the pool's bound.
+    no_reader_left(&arena);
     let again = arena.attacked();
     assert!(again.complete, "{:?}", again.diagnostics);
-}
-/// Read-ahead threads alive in this process (Linux names them in /proc).
-fn readers_alive() -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .map(|tasks| {
-            tasks
-                .filter_map(Result::ok)
-                .filter(|t| {
-                    std::fs::read_to_string(t.path().join("comm"))
-                        .is_ok_and(|comm| comm.starts_with("skillhost-pref"))
-                })
-                .count()
-        })
-        .unwrap_or(0)
 }
 #[test]
 fn sockets_and_ungranted_origins_are_refused_and_warned_about() {
@@ -124,13 +107,15 @@ fn an_empty_environment_and_a_discarded_stdout_are_noted_with_a_count_not_warned
         assert!(refusal.count >= 1);
     }
 }
-/// Waits until no read-ahead thread is alive; fails if one outlives its call.
-fn no_reader_left() {
+/// Waits until the engine's workers have nothing left to do; fails if a
+/// read ahead outlives its call, or the pool grew past its bound.
+fn no_reader_left(arena: &Arena) {
     let until = Instant::now() + Duration::from_secs(10);
-    while readers_alive() > 0 && Instant::now() < until {
+    while arena.workers.busy() > 0 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert_eq!(readers_alive(), 0, "read-ahead threads outlived the call");
+    assert_eq!(arena.workers.busy(), 0, "read-ahead outlived the call");
+    assert!(arena.workers.threads() <= MAX_WORKERS);
 }
 #[test]
 fn a_watch_flood_is_refused_past_each_bound_and_its_depth_clamped() {
@@ -212,7 +197,7 @@ fn a_fifo_read_through_files_and_read_ahead_is_refused_and_no_reader_is_left() {
         let seen = noted(&catalog, note);
         assert!(seen.contains("not a regular file"), "{seen}");
     }
-    no_reader_left();
+    no_reader_left(&arena);
     before.settled_after(&arena);
 }
 /// Everything the `tracing` events of this thread print, while it lives.

@@ -20,5 +20,6 @@ mod provider_template;
 mod registry;
 mod same_names;
 mod sandbox;
+mod speedups;
 mod usage;
 mod validate_reference;

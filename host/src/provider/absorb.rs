@@ -1,11 +1,11 @@
 //! Applying an observation — whole, or the changes since one the host
 //! holds — to what the host keeps of a provider, validating every new entry
-//! at the boundary. No instance is touched: the observation is data. A
-//! large one is checked on two threads (each entry's checks stand alone).
+//! at the boundary. No instance, thread or lock is touched: the entries and
+//! the observation are data, and entries checked already (on the engine's
+//! workers, by `incoming` and `ahead`) are taken as they are.
 
-use super::ahead::Early;
 use super::boundary;
-use super::incoming::{Source, incoming};
+use super::incoming::{Entries, Source};
 use super::view::ProviderView;
 use crate::model::{Diagnostic, Skill};
 use crate::sandbox::InstanceId;
@@ -82,11 +82,11 @@ pub(crate) struct Absorbed {
     pub received: usize,
 }
 
-/// Applies `obs` to `held`, the entries the provider sent ahead of it
-/// (`early`) leading its list.
+/// Applies `obs` to `held`, with `entries` as its list: those sent ahead,
+/// then its own, taken out of it by [`Entries::and_answered`].
 pub(crate) fn absorb(
     held: &mut Held,
-    early: Early,
+    entries: Entries,
     obs: wit::Observation,
     from: &Source<'_>,
 ) -> Absorbed {
@@ -117,14 +117,13 @@ pub(crate) fn absorb(
             };
         }
     }
-    let received = early.received.saturating_add(obs.skills.len());
-    let mut overflow = early.dropped;
+    let received = entries.received;
+    let mut overflow = entries.dropped;
     let mut too_big = 0usize;
     let mut over_budget = 0usize;
     let mut unremembered = 0usize;
     let mut bytes = 0usize;
-    let answered = incoming(obs.skills, from).into_iter().flatten();
-    for entry in early.entries.into_iter().chain(answered) {
+    for entry in entries.parts.into_iter().flatten() {
         if held.skills.len() >= caps.max_skills && !held.skills.contains_key(&entry.path) {
             overflow += 1;
             continue;

@@ -3,9 +3,9 @@
 use super::*;
 use crate::model::Scope;
 use crate::provider::boundary::Caps;
-use crate::provider::incoming::PARALLEL_FROM;
+use crate::provider::incoming::{PARALLEL_FROM, Sender};
 use crate::provider::namespace::Namespace;
-use crate::sandbox::{GrantedRoot, Grants, Mount};
+use crate::sandbox::{GrantedRoot, Grants, Mount, Workers};
 
 pub(in crate::provider) fn grants() -> Grants {
     Grants {
@@ -73,17 +73,32 @@ fn absorb_into(held: &mut Held, obs: wit::Observation) -> Absorbed {
 }
 
 fn absorb_with(held: &mut Held, obs: wit::Observation, caps: Caps) -> Absorbed {
-    let grants = grants();
-    let namespace = Namespace::default();
-    let from = Source {
-        grants: &grants,
-        id: "p",
-        caps: &caps,
-        namespace: &namespace,
-        scope: Scope::User,
-        location: "/s",
-    };
-    absorb(held, Early::default(), obs, &from)
+    let from = Arc::new(sender(caps, Namespace::default(), Scope::User));
+    absorb_all(held, Entries::default(), obs, &from)
+}
+
+/// Who the entries in these tests are from.
+pub(in crate::provider) fn sender(caps: Caps, namespace: Namespace, scope: Scope) -> Sender {
+    Sender {
+        grants: Arc::new(grants()),
+        id: "p".to_string(),
+        caps,
+        namespace,
+        scope,
+        location: "/s".to_string(),
+    }
+}
+
+/// `entries` followed by `obs`'s own, checked as a provider's are (a long
+/// answer on a worker of a pool of two), then absorbed into `held`.
+pub(in crate::provider) fn absorb_all(
+    held: &mut Held,
+    entries: Entries,
+    mut obs: wit::Observation,
+    from: &Arc<Sender>,
+) -> Absorbed {
+    let entries = entries.and_answered(&mut obs, from, &Workers::new(2));
+    absorb(held, entries, obs, &from.source())
 }
 
 #[test]
@@ -204,17 +219,11 @@ fn a_large_observation_is_checked_in_parallel_and_kept_as_if_checked_in_order() 
 
 #[test]
 fn every_kept_skill_gets_the_source_scope_and_namespace_whether_checked_in_turn_or_in_parallel() {
-    let grants = grants();
-    let caps = Caps::default();
-    let namespace = Namespace(Some("team".into()));
-    let from = Source {
-        grants: &grants,
-        id: "remote:team",
-        caps: &caps,
-        namespace: &namespace,
-        scope: Scope::Remote,
-        location: "/s",
-    };
+    let from = Arc::new(sender(
+        Caps::default(),
+        Namespace(Some("team".into())),
+        Scope::Remote,
+    ));
     for count in [3, PARALLEL_FROM * 2] {
         let entries = (0..count)
             .map(|i| {
@@ -223,9 +232,9 @@ fn every_kept_skill_gets_the_source_scope_and_namespace_whether_checked_in_turn_
                 e
             })
             .collect();
-        let absorbed = absorb(
+        let absorbed = absorb_all(
             &mut Held::default(),
-            Early::default(),
+            Entries::default(),
             observation(1, None, entries, &[]),
             &from,
         );

@@ -1,101 +1,58 @@
 //! Entries a provider sends ahead of its snapshot's answer (`emit-skills`).
 //!
 //! A provider scanning many documents can hand the host each batch as soon
-//! as it is parsed; the host then checks those entries at the boundary on a
-//! helper thread while the provider reads on, so the scan ends with little
-//! left to check. Nothing about the answer changes: absorb takes these
-//! entries first, in the order sent, as though they led the answer's list.
+//! as it is parsed; the host then checks those batches at the boundary on
+//! the engine's workers while the provider reads on, so the scan ends with
+//! little left to check. Nothing about the answer changes: absorb takes
+//! these entries first, in the order sent, as though they led the answer's
+//! list. This is the `Speedups::checks_ahead` speedup.
 //!
-//! The helper starts only once enough entries came to be worth a thread
-//! ([`HELPER_FROM`]), and never on a single core; entries without a helper
-//! are checked with the answer, as any other. At most `caps.max_skills` are
-//! kept; the rest are counted and dropped unexamined, as the answer's own
-//! surplus is.
+//! Batches go to the workers only once enough entries came to be worth it
+//! ([`HELPER_FROM`]), and never on a single core; entries not handed over
+//! are checked with the answer, as any other, and a batch no worker took
+//! is checked when the call ends. At most `caps.max_skills` are kept; the
+//! rest are counted and dropped unexamined, as the answer's own surplus is.
 
-use super::boundary::Caps;
-use super::incoming::{Incoming, Source};
-use super::namespace::Namespace;
+use super::incoming::{Entries, Incoming, Sender, arrive};
 use crate::cores::cores;
-use crate::model::Scope;
 use crate::sandbox::contract as wit;
-use crate::sandbox::{Ahead, Grants};
-use std::sync::mpsc;
+use crate::sandbox::{Ahead, Pending, Workers};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
-/// Entries sent ahead before the helper thread starts: below this a
-/// snapshot's few entries cost less to check with the answer than a thread
-/// costs to start.
+/// Entries sent ahead before batches go to the workers: below this a
+/// snapshot's few entries cost less to check with the answer than to hand
+/// over.
 pub(super) const HELPER_FROM: usize = 128;
-
-/// Who the entries are from, owned, so the helper thread can check them.
-pub(super) struct Sender {
-    pub grants: Arc<Grants>,
-    pub id: String,
-    pub caps: Caps,
-    pub namespace: Namespace,
-    pub scope: Scope,
-    pub location: String,
-}
-
-impl Sender {
-    /// The same, borrowed, as absorb takes it.
-    pub(super) fn source(&self) -> Source<'_> {
-        Source {
-            grants: &self.grants,
-            id: &self.id,
-            caps: &self.caps,
-            namespace: &self.namespace,
-            scope: self.scope,
-            location: &self.location,
-        }
-    }
-}
-
-/// What came ahead of one answer, in the order sent.
-#[derive(Default)]
-pub(super) struct Early {
-    /// The entries kept, checked already when the helper ran.
-    pub entries: Vec<Incoming>,
-    /// Entries sent in all.
-    pub received: usize,
-    /// Entries past `caps.max_skills`, dropped unexamined.
-    pub dropped: usize,
-}
-
-struct Helper {
-    batches: mpsc::Sender<Vec<wit::SkillEntry>>,
-    done: JoinHandle<Vec<Incoming>>,
-}
 
 #[derive(Default)]
 struct State {
     received: usize,
     dropped: usize,
-    /// Kept entries handed to the helper.
+    /// Kept entries handed to the workers.
     handed: usize,
-    /// Kept entries not handed to a helper.
+    /// Kept entries not handed over yet.
     waiting: Vec<wit::SkillEntry>,
-    helper: Option<Helper>,
-    /// The helper could not be started: check everything with the answer.
-    no_helper: bool,
+    /// The batches handed over, in the order sent.
+    checking: Vec<Pending<Vec<Incoming>>>,
 }
 
 /// The receiving end of one snapshot call's entries sent ahead.
 pub(super) struct Receiver {
     state: Arc<Mutex<State>>,
     from: Arc<Sender>,
+    /// None: every entry is checked with the answer.
+    workers: Option<Workers>,
 }
 
 impl Receiver {
-    /// Ready for the entries of one snapshot call from `from`.
-    pub(super) fn new(from: Sender) -> Self {
+    /// Ready for the entries of one snapshot call from `from`, checked on
+    /// `workers` once there are enough.
+    pub(super) fn new(from: Sender, workers: &Workers) -> Self {
+        let ahead = cores() >= 2 && workers.speedups().checks_ahead;
         Receiver {
-            state: Arc::new(Mutex::new(State {
-                no_helper: cores() < 2,
-                ..State::default()
-            })),
+            state: Arc::new(Mutex::new(State::default())),
             from: Arc::new(from),
+            workers: ahead.then(|| workers.clone()),
         }
     }
 
@@ -103,40 +60,40 @@ impl Receiver {
     pub(super) fn sink(&self) -> Ahead {
         let state = self.state.clone();
         let from = self.from.clone();
+        let workers = self.workers.clone();
         Box::new(move |batch| {
             let mut state = super::lock(&state);
-            take(&mut state, batch, &from);
+            take(&mut state, batch, &from, workers.as_ref());
         })
     }
 
     /// Everything sent ahead, once the call is over (the sink is gone with
     /// the call, so nothing more arrives), and who sent it.
-    pub(super) fn finish(self) -> (Early, Arc<Sender>) {
+    pub(super) fn finish(self) -> (Entries, Arc<Sender>) {
         let mut state = super::lock(&self.state);
-        let mut entries = Vec::new();
-        if let Some(helper) = state.helper.take() {
-            drop(helper.batches);
-            match helper.done.join() {
-                Ok(checked) => entries = checked,
-                // Only a host bug panics there; it would have on this thread.
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        // Entries no helper took are checked with the answer.
-        let waiting = std::mem::take(&mut state.waiting);
-        entries.extend(waiting.into_iter().map(|e| Incoming::new(e, None)));
-        let early = Early {
-            entries,
+        let mut parts: Vec<Vec<Incoming>> = std::mem::take(&mut state.checking)
+            .into_iter()
+            .map(Pending::join)
+            .collect();
+        // Entries not handed over are checked with the answer.
+        parts.push(arrive(std::mem::take(&mut state.waiting), None));
+        let entries = Entries {
+            parts,
             received: state.received,
             dropped: state.dropped,
         };
-        (early, self.from.clone())
+        (entries, self.from.clone())
     }
 }
 
-/// Keeps what fits of `batch` and hands it to the helper, starting it once
-/// enough are waiting.
-fn take(state: &mut State, mut batch: Vec<wit::SkillEntry>, from: &Arc<Sender>) {
+/// Keeps what fits of `batch` and hands it to the workers, once enough
+/// have come.
+fn take(
+    state: &mut State,
+    mut batch: Vec<wit::SkillEntry>,
+    from: &Arc<Sender>,
+    workers: Option<&Workers>,
+) {
     state.received = state.received.saturating_add(batch.len());
     let room = from
         .caps
@@ -149,48 +106,19 @@ fn take(state: &mut State, mut batch: Vec<wit::SkillEntry>, from: &Arc<Sender>) 
     if batch.is_empty() {
         return;
     }
-    if let Some(helper) = &state.helper {
-        let count = batch.len();
-        match helper.batches.send(batch) {
-            Ok(()) => state.handed += count,
-            // The helper only ends when told to, or by a host bug that
-            // `finish` reports; the entries stay here meanwhile.
-            Err(mpsc::SendError(batch)) => state.waiting.extend(batch),
-        }
-        return;
-    }
     state.waiting.extend(batch);
-    if state.no_helper || state.waiting.len() < HELPER_FROM {
+    let Some(workers) = workers else {
+        return;
+    };
+    if state.checking.is_empty() && state.waiting.len() < HELPER_FROM {
         return;
     }
-    let (batches, arriving) = mpsc::channel::<Vec<wit::SkillEntry>>();
-    let for_helper = from.clone();
-    let started = std::thread::Builder::new()
-        .name("skillhost-ahead".to_string())
-        .spawn(move || {
-            let from = for_helper.source();
-            let mut out: Vec<Incoming> = Vec::new();
-            for batch in arriving {
-                out.extend(batch.into_iter().map(|e| Incoming::new(e, Some(&from))));
-            }
-            out
-        });
-    match started {
-        Ok(done) => {
-            let first = std::mem::take(&mut state.waiting);
-            state.handed += first.len();
-            // The receiver is alive (the helper holds it): this cannot fail.
-            if let Err(mpsc::SendError(first)) = batches.send(first) {
-                state.handed -= first.len();
-                state.waiting = first;
-            }
-            state.helper = Some(Helper { batches, done });
-        }
-        Err(e) => {
-            tracing::debug!(provider = %from.id, error = %e, "no helper thread for entries sent ahead");
-            state.no_helper = true;
-        }
-    }
+    let part = std::mem::take(&mut state.waiting);
+    state.handed += part.len();
+    let from = from.clone();
+    state
+        .checking
+        .push(workers.submit(move || arrive(part, Some(&from.source()))));
 }
 
 #[cfg(test)]

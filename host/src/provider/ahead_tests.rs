@@ -1,20 +1,18 @@
 //! Entries sent ahead of an answer: kept in order, capped, checked on the
-//! helper once there are enough, and absorbed as the head of the answer.
+//! workers once there are enough, and absorbed as the head of the answer.
 
 use super::*;
-use crate::provider::absorb::tests::{entry, grants, observation, rejected};
-use crate::provider::absorb::{Held, absorb};
+use crate::model::Scope;
+use crate::provider::absorb::Held;
+use crate::provider::absorb::tests::{absorb_all, entry, observation, rejected};
+use crate::provider::boundary::Caps;
 use crate::provider::incoming::Check;
+use crate::provider::namespace::Namespace;
+use crate::sandbox::Speedups;
 
 fn sender(caps: Caps, namespace: Option<&str>) -> Sender {
-    Sender {
-        grants: Arc::new(grants()),
-        id: "p".to_string(),
-        caps,
-        namespace: Namespace(namespace.map(str::to_string)),
-        scope: Scope::User,
-        location: "/s".to_string(),
-    }
+    let namespace = Namespace(namespace.map(str::to_string));
+    crate::provider::absorb::tests::sender(caps, namespace, Scope::User)
 }
 
 fn batch(from: usize, count: usize) -> Vec<wit::SkillEntry> {
@@ -23,13 +21,28 @@ fn batch(from: usize, count: usize) -> Vec<wit::SkillEntry> {
         .collect()
 }
 
-fn paths(early: &Early) -> Vec<&str> {
-    early.entries.iter().map(|e| e.path.as_str()).collect()
+fn paths(early: &Entries) -> Vec<&str> {
+    early
+        .parts
+        .iter()
+        .flatten()
+        .map(|e| e.path.as_str())
+        .collect()
+}
+
+/// How many of the entries were checked already when the call ended.
+fn checked_ahead(early: &Entries) -> usize {
+    early
+        .parts
+        .iter()
+        .flatten()
+        .filter(|e| matches!(e.check, Check::Done(_)))
+        .count()
 }
 
 #[test]
 fn entries_sent_ahead_lead_the_answer_and_the_answers_entry_for_a_document_stands() {
-    let receiver = Receiver::new(sender(Caps::default(), None));
+    let receiver = Receiver::new(sender(Caps::default(), None), &Workers::new(2));
     let mut sink = receiver.sink();
     sink(vec![entry("a"), entry("b")]);
     drop(sink);
@@ -41,11 +54,11 @@ fn entries_sent_ahead_lead_the_answer_and_the_answers_entry_for_a_document_stand
     );
     let mut again = entry("b");
     again.json = r#"{"description":"from the answer"}"#.into();
-    let absorbed = absorb(
+    let absorbed = absorb_all(
         &mut Held::default(),
         early,
         observation(1, None, vec![again, entry("c")], &[]),
-        &from.source(),
+        &from,
     );
     let shown: Vec<(&str, Option<&str>)> = absorbed
         .view
@@ -65,8 +78,8 @@ fn entries_sent_ahead_lead_the_answer_and_the_answers_entry_for_a_document_stand
 }
 
 #[test]
-fn many_entries_are_checked_on_the_helper_in_the_order_sent() {
-    let receiver = Receiver::new(sender(Caps::default(), Some("team")));
+fn many_entries_are_checked_ahead_on_the_workers_in_the_order_sent() {
+    let receiver = Receiver::new(sender(Caps::default(), Some("team")), &Workers::new(2));
     let mut sink = receiver.sink();
     let mut sent = Vec::new();
     for start in [0, 100, 200] {
@@ -78,21 +91,17 @@ fn many_entries_are_checked_on_the_helper_in_the_order_sent() {
     drop(sink);
     let (early, from) = receiver.finish();
     assert_eq!(paths(&early), sent);
-    let done = early
-        .entries
-        .iter()
-        .filter(|e| matches!(e.check, Check::Done(_)))
-        .count();
+    let done = checked_ahead(&early);
     if cores() >= 2 {
-        assert_eq!(done, 300, "all were checked on the helper");
+        assert_eq!(done, 300, "all were checked ahead");
     } else {
         assert_eq!(done, 0, "one core: all are checked with the answer");
     }
-    let absorbed = absorb(
+    let absorbed = absorb_all(
         &mut Held::default(),
         early,
         observation(1, None, Vec::new(), &[]),
-        &from.source(),
+        &from,
     );
     assert_eq!(absorbed.view.skills.len(), 297);
     assert!(
@@ -111,7 +120,7 @@ fn entries_past_the_cap_on_skills_are_counted_and_dropped_unexamined() {
         max_skills: 5,
         ..Caps::default()
     };
-    let receiver = Receiver::new(sender(caps, None));
+    let receiver = Receiver::new(sender(caps, None), &Workers::new(2));
     let mut sink = receiver.sink();
     for start in [0, 3, 6] {
         sink(batch(start, 3));
@@ -125,11 +134,11 @@ fn entries_past_the_cap_on_skills_are_counted_and_dropped_unexamined() {
             .map(|i| format!("/skills/0/s{i:04}/SKILL.md"))
             .collect::<Vec<_>>()
     );
-    let absorbed = absorb(
+    let absorbed = absorb_all(
         &mut Held::default(),
         early,
         observation(1, None, batch(9, 1), &[]),
-        &from.source(),
+        &from,
     );
     assert_eq!(
         absorbed.view.skills.len(),
@@ -143,4 +152,48 @@ fn entries_past_the_cap_on_skills_are_counted_and_dropped_unexamined() {
         "{:?}",
         absorbed.view.diagnostics
     );
+}
+
+#[test]
+fn with_checks_ahead_off_every_entry_is_checked_with_the_answer_and_kept_the_same() {
+    let shown = |workers: &Workers| {
+        let receiver = Receiver::new(sender(Caps::default(), None), workers);
+        let mut sink = receiver.sink();
+        for start in [0, 100, 200] {
+            let mut part = batch(start, 100);
+            part[3].path = format!("/elsewhere/{start}/SKILL.md");
+            sink(part);
+        }
+        drop(sink);
+        let (early, from) = receiver.finish();
+        let done = checked_ahead(&early);
+        let absorbed = absorb_all(
+            &mut Held::default(),
+            early,
+            observation(1, None, Vec::new(), &[]),
+            &from,
+        );
+        let names: Vec<String> = absorbed
+            .view
+            .skills
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect();
+        (done, names, rejected(&absorbed))
+    };
+    let on = Workers::new(2);
+    let off = Workers::new(2);
+    off.set_speedups(Speedups {
+        checks_ahead: false,
+        ..Speedups::ALL
+    });
+    let (done_on, names_on, rejected_on) = shown(&on);
+    let (done_off, names_off, rejected_off) = shown(&off);
+    assert_eq!(done_off, 0, "nothing is checked ahead");
+    if cores() >= 2 {
+        assert_eq!(done_on, 300);
+    }
+    assert_eq!((names_on.len(), rejected_on), (297, 3));
+    assert_eq!((names_off, rejected_off), (names_on, rejected_on));
+    assert_eq!(off.threads(), 0, "the pool was not used");
 }

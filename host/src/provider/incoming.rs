@@ -1,15 +1,44 @@
-//! Entries on their way through the boundary: who sent them ([`Source`]),
-//! and each entry checked now or when it is taken ([`Incoming`]). Both the
-//! entries a provider sends ahead of its answer and those in the answer
-//! pass through here, so they meet the same checks.
+//! Entries on their way through the boundary: who sent them ([`Sender`],
+//! borrowed as [`Source`]), each entry checked now or when it is taken
+//! ([`Incoming`]), and all of one answer's entries in order ([`Entries`]).
+//! Both the entries a provider sends ahead of its answer and those in the
+//! answer pass through here, so they meet the same checks.
+//!
+//! Checking a long answer's entries in two halves is this module's
+//! speedup (`Speedups::parallel_checks`): the guest has returned, so the
+//! core its read-ahead used is idle, and each entry's checks stand alone.
 
 use super::boundary::{self, Caps};
 use super::namespace::Namespace;
 use crate::cores::cores;
 use crate::model::{Diagnostic, Scope, Skill};
-use crate::sandbox::Grants;
 use crate::sandbox::contract as wit;
-use std::sync::{Arc, Mutex};
+use crate::sandbox::{Grants, Workers};
+use std::sync::Arc;
+
+/// Who the entries are from, owned, so a worker can check them.
+pub(super) struct Sender {
+    pub grants: Arc<Grants>,
+    pub id: String,
+    pub caps: Caps,
+    pub namespace: Namespace,
+    pub scope: Scope,
+    pub location: String,
+}
+
+impl Sender {
+    /// The same, borrowed, as absorb takes it.
+    pub(super) fn source(&self) -> Source<'_> {
+        Source {
+            grants: &self.grants,
+            id: &self.id,
+            caps: &self.caps,
+            namespace: &self.namespace,
+            scope: self.scope,
+            location: &self.location,
+        }
+    }
+}
 
 /// Who the observation is from, for validation and messages.
 pub(crate) struct Source<'a> {
@@ -27,11 +56,10 @@ pub(crate) struct Source<'a> {
     pub location: &'a str,
 }
 
-/// Observations with at least this many entries (and no more than a
-/// provider may send) are validated on two threads up front: the guest has
-/// returned, so the core its read-ahead used is idle, and each entry's
-/// checks stand alone. Smaller ones, and oversized ones (whose surplus is
-/// dropped unchecked), are checked one by one as they are taken.
+/// Answers with at least this many entries (and no more than a provider
+/// may send) are checked in two halves up front. Smaller ones, and
+/// oversized ones (whose surplus is dropped unchecked), are checked one by
+/// one as they are taken.
 pub(super) const PARALLEL_FROM: usize = 256;
 
 /// One entry on its way through the boundary. A checked skill is already
@@ -87,37 +115,50 @@ impl Incoming {
     }
 }
 
-/// The entries in order, checked already when there are many: one list, or
-/// two halves checked on two threads (taken in turn, never joined into one
-/// list, which would copy every entry once more).
-pub(crate) fn incoming(entries: Vec<wit::SkillEntry>, from: &Source<'_>) -> Vec<Vec<Incoming>> {
-    let arrive = |part: Vec<wit::SkillEntry>, now: bool| -> Vec<Incoming> {
-        part.into_iter()
-            .map(|entry| Incoming::new(entry, now.then_some(from)))
-            .collect()
-    };
-    let many = (PARALLEL_FROM..=from.caps.max_skills).contains(&entries.len());
-    if !many || cores() < 2 {
-        return vec![arrive(entries, false)];
+/// All the entries of one answer as absorb takes them, in the order they
+/// lead its list: those sent ahead, then the answer's own.
+#[derive(Default)]
+pub(crate) struct Entries {
+    /// The entries kept, in parts taken in turn (never joined into one
+    /// list, which would copy every entry once more).
+    pub parts: Vec<Vec<Incoming>>,
+    /// Entries that crossed in all.
+    pub received: usize,
+    /// Entries past `caps.max_skills`, dropped unexamined.
+    pub dropped: usize,
+}
+
+impl Entries {
+    /// These entries followed by the answer's own (taken out of `obs`),
+    /// checked already when there are many: in two halves, the second on
+    /// one of `workers`.
+    pub(crate) fn and_answered(
+        mut self,
+        obs: &mut wit::Observation,
+        from: &Arc<Sender>,
+        workers: &Workers,
+    ) -> Entries {
+        let entries = std::mem::take(&mut obs.skills);
+        self.received = self.received.saturating_add(entries.len());
+        let many = (PARALLEL_FROM..=from.caps.max_skills).contains(&entries.len());
+        if !many || cores() < 2 || !workers.speedups().parallel_checks {
+            self.parts.push(arrive(entries, None));
+            return self;
+        }
+        let mut first = entries;
+        let second = first.split_off(first.len() / 2);
+        let for_worker = from.clone();
+        let rest = workers.submit(move || arrive(second, Some(&for_worker.source())));
+        self.parts.push(arrive(first, Some(&from.source())));
+        self.parts.push(rest.join());
+        self
     }
-    let check_all = |part| arrive(part, true);
-    let mut first = entries;
-    // Held aside so that, should no thread start, this one checks them.
-    let second = Mutex::new(first.split_off(first.len() / 2));
-    let take = || std::mem::take(&mut *crate::sync::lock(&second));
-    std::thread::scope(|scope| {
-        let helper = std::thread::Builder::new()
-            .name("skillhost-boundary".to_string())
-            .spawn_scoped(scope, || check_all(take()));
-        let out = check_all(first);
-        let rest = match helper {
-            Ok(helper) => match helper.join() {
-                Ok(rest) => rest,
-                // Only a host bug panics here; it would have on this thread.
-                Err(panic) => std::panic::resume_unwind(panic),
-            },
-            Err(_) => check_all(take()),
-        };
-        vec![out, rest]
-    })
+}
+
+/// `part` on its way in, checked now against `now`'s source or else when
+/// each entry is taken.
+pub(super) fn arrive(part: Vec<wit::SkillEntry>, now: Option<&Source<'_>>) -> Vec<Incoming> {
+    part.into_iter()
+        .map(|entry| Incoming::new(entry, now))
+        .collect()
 }

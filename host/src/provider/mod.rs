@@ -4,8 +4,10 @@
 //!
 //! - [`boundary`]: validation of everything a provider returns;
 //! - `absorb`: applying an observation to what the host holds (pure);
+//! - `incoming`: entries on their way in, a long answer's checked in two
+//!   halves on the engine's workers;
 //! - `ahead`: the entries a provider sends ahead of its answer
-//!   (`emit-skills`), checked on a helper thread while it scans;
+//!   (`emit-skills`), checked on the engine's workers while it scans;
 //! - `lifecycle` / `health`: starting, replacing and restarting instances;
 //! - `view` / `calls`: what the registry and the agent ask of it;
 //! - [`direct`]: one instance driven call by call, for conformance checks;

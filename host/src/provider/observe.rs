@@ -5,7 +5,8 @@
 
 use super::Provider;
 use super::absorb::absorb;
-use super::ahead::{Receiver, Sender};
+use super::ahead::Receiver;
+use super::incoming::Sender;
 use super::view::ProviderView;
 use crate::model::Diagnostic;
 use crate::sandbox::Fault;
@@ -104,25 +105,28 @@ impl Provider {
                 known: held.epoch(),
                 rescan,
             };
-            let ahead = Receiver::new(Sender {
-                grants: i.grants().clone(),
-                id: self.id().to_string(),
-                caps: self.spec.caps,
-                namespace: self.namespace.clone(),
-                scope: self.spec.scope,
-                location: self.location(),
-            });
+            let ahead = Receiver::new(
+                Sender {
+                    grants: i.grants().clone(),
+                    id: self.id().to_string(),
+                    caps: self.spec.caps,
+                    namespace: self.namespace.clone(),
+                    scope: self.spec.scope,
+                    location: self.location(),
+                },
+                self.engine.workers(),
+            );
             let obs = i.snapshot(request, ahead.sink())?;
             Ok((ahead.finish(), obs))
         });
         match answer {
             // The entries sent ahead and the answer have one source.
-            Ok((((early, sender), obs), grants)) => {
-                let from = sender.source();
+            Ok((((early, sender), mut obs), grants)) => {
                 self.stats
                     .last_received_ahead
                     .store(early.received as u64, Ordering::Relaxed);
-                let mut absorbed = absorb(&mut held, early, obs, &from);
+                let entries = early.and_answered(&mut obs, &sender, self.engine.workers());
+                let mut absorbed = absorb(&mut held, entries, obs, &sender.source());
                 self.stats
                     .last_received
                     .store(absorbed.received as u64, Ordering::Relaxed);

@@ -11,6 +11,7 @@ use super::imports::{denied, wasi};
 use super::state::HostState;
 use super::ticker::{TickGuard, Ticker};
 use super::versions::{self, Contract};
+use super::workers::{MAX_WORKERS, Workers};
 use std::path::PathBuf;
 use std::sync::Arc;
 use wasmtime::component::{Component, Linker};
@@ -41,6 +42,7 @@ struct EngineInner {
     linker: Linker<HostState>,
     cache: CompileCache,
     ticker: Ticker,
+    workers: Workers,
 }
 
 /// A component pre-linked for the contract version it exports.
@@ -136,8 +138,15 @@ impl SandboxEngine {
                 linker,
                 cache: CompileCache::new(cache_dir),
                 ticker,
+                workers: Workers::new(MAX_WORKERS),
             }),
         })
+    }
+
+    /// The worker threads every instance on this engine shares for the
+    /// host's side work, and the switches of the speedups they run.
+    pub fn workers(&self) -> &Workers {
+        &self.inner.workers
     }
 
     /// The wasmtime engine.

@@ -127,7 +127,7 @@ fn store(engine: &SandboxEngine, start: &Start<'_>) -> Store<HostState> {
             start.upcalls.clone(),
             start.limits.max_invalidations_per_second,
         ),
-        files: FilesCtx::new(mounts),
+        files: FilesCtx::new(mounts, engine.workers().clone()),
         http: HttpCtx::new(&start.grants.origins, start.refusals.clone()),
         grants: start.grants.clone(),
         refusals: start.refusals.clone(),

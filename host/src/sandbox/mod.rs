@@ -28,6 +28,7 @@ mod refusals;
 mod state;
 mod ticker;
 mod versions;
+mod workers;
 
 pub use compile_cache::{CacheOutcome, CompileCache};
 pub use engine::{LoadedComponent, MAX_COMPONENT_BYTES, SandboxEngine, read_component_file};
@@ -47,6 +48,8 @@ pub use limits::Limits;
 pub use manifest::{Manifest, RootNeed, SettingSpec};
 pub(crate) use refusals::Refusals;
 pub use refusals::{Refusal, Refused};
+pub(crate) use workers::Pending;
+pub use workers::{MAX_WORKERS, Speedups, Workers};
 
 use std::path::PathBuf;
 use std::sync::Arc;

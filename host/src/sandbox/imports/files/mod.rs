@@ -21,12 +21,14 @@ pub(crate) use mounts::Mounts;
 #[cfg(feature = "bench-internals")]
 pub use native::{HostReader, ReadError, ReaderCall, Reads};
 
+use crate::sandbox::Workers;
 use crate::sandbox::bindings::latest::files::{
     self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp,
 };
 use heads::Keep;
 use prefetch::Prefetch;
 use read::{append_ahead, error, in_chunks, kind_of, read_path, stamp_of};
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
@@ -45,15 +47,18 @@ pub const MAX_ENTRIES_PER_LISTING: usize = 100_000;
 /// The `files` state of one instance.
 pub(crate) struct FilesCtx {
     mounts: Mounts,
+    /// The engine's workers, which read ahead and split long batches.
+    workers: Workers,
     /// Files the current call announced it will read, being read ahead.
-    prefetch: Option<Prefetch>,
+    prefetch: Option<Arc<Prefetch>>,
     prefetches_this_call: u32,
 }
 
 impl FilesCtx {
-    pub(crate) fn new(mounts: Mounts) -> Self {
+    pub(crate) fn new(mounts: Mounts, workers: Workers) -> Self {
         FilesCtx {
             mounts,
+            workers,
             prefetch: None,
             prefetches_this_call: 0,
         }
@@ -115,7 +120,7 @@ impl FilesCtx {
 
     pub(crate) fn read_files(
         &self,
-        paths: &[String],
+        paths: Vec<String>,
         max_bytes: u64,
         deadline: Instant,
         receivable: u64,
@@ -132,41 +137,54 @@ impl FilesCtx {
     /// the guest could never lower.
     fn read_batch(
         &self,
-        paths: &[String],
+        paths: Vec<String>,
         max_bytes: u64,
         deadline: Instant,
         keep: Keep,
         receivable: u64,
     ) -> ReadResult {
         let budget = AtomicU64::new(receivable.min(MAX_BYTES_PER_CALL));
-        let mounts = &self.mounts;
-        let ahead = self.prefetch.as_ref();
-        let read = |index: usize, path: &String, data: &mut Vec<u8>| {
+        let mounts = self.mounts.clone();
+        let ahead = self.prefetch.clone();
+        // With a read-ahead, its readers are the parallelism.
+        let threads = if ahead.is_some() || !self.workers.speedups().parallel_reads {
+            1
+        } else {
+            MAX_READERS
+        };
+        let count = paths.len();
+        let read = move |index: usize, path: &String, data: &mut Vec<u8>| {
             if let Some(e) = too_many(index).or_else(|| past(deadline)) {
                 return Err(e);
             }
-            match ahead.and_then(|a| Some((a, a.take(path, max_bytes)?))) {
+            match ahead
+                .as_ref()
+                .and_then(|a| Some((a, a.take(path, max_bytes)?)))
+            {
                 Some((_, Err(e))) => Err(e),
                 Some((a, Ok(file))) => {
                     let slice = append_ahead(&file, data, &budget, keep);
                     a.give_back(file.bytes);
                     slice
                 }
-                None => read_path(mounts, path, max_bytes, data, &budget)
+                None => read_path(&mounts, path, max_bytes, data, &budget)
                     .map(|slice| keep.cut(data, slice)),
             }
         };
-        // With a read-ahead, its threads are the parallelism.
-        let threads = if ahead.is_some() { 1 } else { MAX_READERS };
-        let mut parts = in_chunks(paths, threads, |first, part| {
-            let mut data = Vec::new();
-            let files: Vec<_> = part
-                .iter()
-                .enumerate()
-                .map(|(i, path)| read(first + i, path, &mut data))
-                .collect();
-            ReadResult { data, files }
-        });
+        let mut parts = in_chunks(
+            &self.workers,
+            Arc::new(paths),
+            threads,
+            move |first, part| {
+                let mut data = Vec::new();
+                let files: Vec<_> = part
+                    .iter()
+                    .enumerate()
+                    .map(|(i, path)| read(first + i, path, &mut data))
+                    .collect();
+                ReadResult { data, files }
+            },
+        );
         if parts.len() == 1
             && let Some(only) = parts.pop()
         {
@@ -181,7 +199,7 @@ impl FilesCtx {
             None => (Vec::new(), Vec::new()),
         };
         data.reserve_exact(total - data.len());
-        files.reserve_exact(paths.len().saturating_sub(files.len()));
+        files.reserve_exact(count.saturating_sub(files.len()));
         for part in parts {
             let base = data.len() as u64;
             data.extend_from_slice(&part.data);
@@ -209,16 +227,27 @@ impl FilesCtx {
         ctx.prefetches_this_call += 1;
         // A new announcement replaces (and stops) the previous one.
         ctx.prefetch = None;
-        ctx.prefetch = Prefetch::start(paths, max_bytes, ctx.mounts.clone(), deadline, receivable);
+        if !ctx.workers.speedups().read_ahead {
+            return;
+        }
+        ctx.prefetch = Prefetch::start(
+            &ctx.workers,
+            paths,
+            max_bytes,
+            ctx.mounts.clone(),
+            deadline,
+            receivable,
+        )
+        .map(Arc::new);
     }
 
     pub(crate) fn stat_paths(
         &self,
-        paths: &[String],
+        paths: Vec<String>,
         deadline: Instant,
     ) -> Vec<Result<FileInfo, FsError>> {
-        let mounts = &self.mounts;
-        let stat = |index: usize, path: &String| {
+        let mounts = self.mounts.clone();
+        let stat = move |index: usize, path: &String| {
             if let Some(e) = too_many(index).or_else(|| past(deadline)) {
                 return Err(e);
             }
@@ -234,12 +263,21 @@ impl FilesCtx {
                 stamp: stamp_of(&meta),
             })
         };
-        in_chunks(paths, MAX_READERS, |first, part| {
-            part.iter()
-                .enumerate()
-                .map(|(i, path)| stat(first + i, path))
-                .collect::<Vec<_>>()
-        })
+        let threads = match self.workers.speedups().parallel_reads {
+            true => MAX_READERS,
+            false => 1,
+        };
+        in_chunks(
+            &self.workers,
+            Arc::new(paths),
+            threads,
+            move |first, part| {
+                part.iter()
+                    .enumerate()
+                    .map(|(i, path)| stat(first + i, path))
+                    .collect::<Vec<_>>()
+            },
+        )
         .into_iter()
         .flatten()
         .collect()
@@ -249,7 +287,7 @@ impl FilesCtx {
     /// threads, budget, deadline); only what crosses into the guest is cut.
     pub(crate) fn read_frontmatters(
         &self,
-        paths: &[String],
+        paths: Vec<String>,
         max_bytes: u64,
         deadline: Instant,
         receivable: u64,
@@ -296,7 +334,7 @@ impl files::Host for FilesView<'_> {
 
     fn read_files(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
         self.files
-            .read_files(&paths, max_bytes, self.deadline, self.receivable)
+            .read_files(paths, max_bytes, self.deadline, self.receivable)
     }
 
     fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64) {
@@ -305,12 +343,12 @@ impl files::Host for FilesView<'_> {
     }
 
     fn stat_paths(&mut self, paths: Vec<String>) -> Vec<Result<FileInfo, FsError>> {
-        self.files.stat_paths(&paths, self.deadline)
+        self.files.stat_paths(paths, self.deadline)
     }
 
     fn read_frontmatters(&mut self, paths: Vec<String>, max_bytes: u64) -> ReadResult {
         self.files
-            .read_frontmatters(&paths, max_bytes, self.deadline, self.receivable)
+            .read_frontmatters(paths, max_bytes, self.deadline, self.receivable)
     }
 
     fn read_range(

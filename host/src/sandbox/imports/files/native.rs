@@ -7,7 +7,7 @@
 
 use super::{FilesCtx, Mounts};
 use crate::sandbox::bindings::latest::files::{self as wit, FsError, ReadResult};
-use crate::sandbox::{Grants, Limits};
+use crate::sandbox::{Grants, Limits, Workers};
 use skillhost_skill::layout::EntryKind;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -93,8 +93,9 @@ impl HostReader {
     /// Grants `roots` (read-only) as the local provider's instance gets them:
     /// `/skills/0`, `/skills/1`, ..., folders linked into a root mounted at
     /// the link; a missing root is granted by path. Each call may run as
-    /// long as a provider's call.
-    pub fn for_roots(roots: &[PathBuf]) -> HostReader {
+    /// long as a provider's call. It reads ahead and splits batches on
+    /// `workers`, as an instance on their engine does.
+    pub fn for_roots(roots: &[PathBuf], workers: &Workers) -> HostReader {
         let grants = Grants::for_roots(roots);
         let mut mounts = Mounts::default();
         for mount in &grants.mounts {
@@ -108,7 +109,7 @@ impl HostReader {
             mounts.absent(&root.guest);
         }
         HostReader {
-            files: FilesCtx::new(mounts),
+            files: FilesCtx::new(mounts, workers.clone()),
             roots: grants.roots.into_iter().map(|r| r.guest).collect(),
             budget: Limits::default().deadline,
         }
@@ -145,7 +146,7 @@ impl ReaderCall<'_> {
 
     /// What each path is (symlinks followed inside the grants), as one
     /// `stat-paths` call.
-    pub fn stat_kinds(&self, paths: &[String]) -> Vec<Result<EntryKind, ReadError>> {
+    pub fn stat_kinds(&self, paths: Vec<String>) -> Vec<Result<EntryKind, ReadError>> {
         self.files
             .stat_paths(paths, self.deadline)
             .into_iter()
@@ -155,18 +156,14 @@ impl ReaderCall<'_> {
 
     /// Announces that this call will read `paths` with this `max_bytes`, as
     /// `prefetch`: they are read in the background from now on.
-    pub fn prefetch(&mut self, paths: &[String], max_bytes: u64) {
-        self.files.prefetch(
-            paths.to_vec(),
-            max_bytes,
-            self.deadline,
-            super::MAX_BYTES_PER_CALL,
-        );
+    pub fn prefetch(&mut self, paths: Vec<String>, max_bytes: u64) {
+        self.files
+            .prefetch(paths, max_bytes, self.deadline, super::MAX_BYTES_PER_CALL);
     }
 
     /// Reads whole regular files, each at most `max_bytes`, as one
     /// `read-files` call.
-    pub fn read_files(&self, paths: &[String], max_bytes: u64) -> Reads {
+    pub fn read_files(&self, paths: Vec<String>, max_bytes: u64) -> Reads {
         Reads(
             self.files
                 .read_files(paths, max_bytes, self.deadline, super::MAX_BYTES_PER_CALL),
@@ -175,7 +172,7 @@ impl ReaderCall<'_> {
 
     /// Reads documents' frontmatter, each at most `max_bytes`, as one
     /// `read-frontmatters` call: each file read whole, its head kept.
-    pub fn read_frontmatters(&self, paths: &[String], max_bytes: u64) -> Reads {
+    pub fn read_frontmatters(&self, paths: Vec<String>, max_bytes: u64) -> Reads {
         Reads(self.files.read_frontmatters(
             paths,
             max_bytes,
@@ -201,7 +198,8 @@ mod tests {
         let root = dir.path().join("skills");
         std::fs::create_dir_all(root.join("pdf")).expect("mkdir");
         std::fs::write(root.join("pdf/SKILL.md"), "---\ndescription: d\n---\n").expect("write");
-        let mut reader = HostReader::for_roots(&[root, dir.path().join("absent")]);
+        let mut reader =
+            HostReader::for_roots(&[root, dir.path().join("absent")], &Workers::new(2));
         assert_eq!(reader.roots(), ["/skills/0", "/skills/1"]);
         let mut call = reader.call();
         assert_eq!(
@@ -215,18 +213,18 @@ mod tests {
             "/etc/passwd",
         ]
         .map(String::from);
-        let kinds = call.stat_kinds(&paths);
+        let kinds = call.stat_kinds(paths.to_vec());
         assert_eq!(kinds[0], Ok(EntryKind::File));
         assert_eq!(kinds[1], Err(ReadError::NotFound));
         assert!(matches!(kinds[2], Err(ReadError::Denied(_))));
-        call.prefetch(&paths, 1024);
-        let reads = call.read_files(&paths, 1024);
+        call.prefetch(paths.to_vec(), 1024);
+        let reads = call.read_files(paths.to_vec(), 1024);
         assert_eq!(reads.len(), 3);
         assert_eq!(reads.get(0), Ok(&b"---\ndescription: d\n---\n"[..]));
         assert_eq!(reads.get(1), Err(ReadError::NotFound));
         assert!(matches!(reads.get(2), Err(ReadError::Denied(_))));
         assert_eq!(
-            call.read_files(&paths[..1], 4).get(0),
+            call.read_files(paths[..1].to_vec(), 4).get(0),
             Err(ReadError::TooLarge(23))
         );
     }
@@ -234,9 +232,9 @@ mod tests {
     #[test]
     fn what_a_call_announced_is_dropped_when_it_ends() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut reader = HostReader::for_roots(&[dir.path().to_path_buf()]);
+        let mut reader = HostReader::for_roots(&[dir.path().to_path_buf()], &Workers::new(2));
         let mut call = reader.call();
-        call.prefetch(&["/skills/0/a.md".to_string()], 1024);
+        call.prefetch(vec!["/skills/0/a.md".to_string()], 1024);
         drop(call);
         assert!(reader.files.prefetch.is_none());
     }

@@ -7,14 +7,15 @@
 //! nothing read ahead outlives the call it was read for.
 //!
 //! Bounded like every read: the call's deadline, the same path resolution
-//! beneath the grants, a cap on bytes held ahead, and a process-wide cap on
-//! reader threads (a provider that asks too often simply gets no read-ahead).
+//! beneath the grants, a cap on bytes held ahead, and readers run on the
+//! engine's bounded workers (when none is free, the hint is ignored).
 
 use super::MAX_BYTES_PER_CALL;
 use super::heads::head_len;
 use super::mounts::Mounts;
 use super::read::{Ahead, read_path};
 use crate::cores::cores;
+use crate::sandbox::Workers;
 use crate::sandbox::bindings::latest::files::FsError;
 use crate::sync::lock;
 use std::collections::HashMap;
@@ -22,8 +23,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
-/// Most reader threads alive in the process, across every provider.
-pub const MAX_READERS_IN_PROCESS: usize = 8;
 /// Most reader threads serving one read-ahead. The guest's own thread keeps
 /// one core busy parsing; more readers than the cores left only contend.
 const MAX_READERS_PER_PREFETCH: usize = 3;
@@ -40,8 +39,6 @@ const HEADS_WHEN_AHEAD_BY: usize = 8;
 const MAX_SPARE_BUFFERS: usize = 64;
 /// A buffer grown past this (a large file) is freed rather than kept.
 const MAX_SPARE_CAPACITY: usize = 256 * 1024;
-
-static READERS: AtomicUsize = AtomicUsize::new(0);
 
 /// One file read ahead, or why not.
 type Read = Result<Ahead, FsError>;
@@ -91,10 +88,11 @@ pub(crate) struct Prefetch {
 }
 
 impl Prefetch {
-    /// Starts reading `paths` in the background, at most `budget` bytes in
-    /// all (what the guest could still receive); `None` when no reader
-    /// thread is available (the hint is then ignored).
+    /// Starts reading `paths` on the engine's workers, at most `budget`
+    /// bytes in all (what the guest could still receive); `None` when no
+    /// worker took a reader (the hint is then ignored).
     pub(crate) fn start(
+        workers: &Workers,
         paths: Vec<String>,
         max_bytes: u64,
         mounts: Mounts,
@@ -108,18 +106,6 @@ impl Prefetch {
             .saturating_sub(1)
             .clamp(1, MAX_READERS_PER_PREFETCH)
             .min(paths.len());
-        let reserved = (0..wanted)
-            .take_while(|_| {
-                READERS
-                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                        (n < MAX_READERS_IN_PROCESS).then_some(n + 1)
-                    })
-                    .is_ok()
-            })
-            .count();
-        if reserved == 0 {
-            return None;
-        }
         let shared = Arc::new(Shared {
             claimed: paths.iter().map(|_| AtomicBool::new(false)).collect(),
             slots: Mutex::new(paths.iter().map(|_| Slot::Pending).collect()),
@@ -135,23 +121,14 @@ impl Prefetch {
             ready: Condvar::new(),
             spare: Mutex::new(Vec::new()),
         });
-        let mut started = 0;
-        for _ in 0..reserved {
-            let worker = shared.clone();
-            let spawned = std::thread::Builder::new()
-                .name("skillhost-prefetch".to_string())
-                .spawn(move || {
-                    worker.run();
-                    READERS.fetch_sub(1, Ordering::AcqRel);
-                });
-            match spawned {
-                Ok(_) => started += 1,
-                Err(e) => {
-                    READERS.fetch_sub(1, Ordering::AcqRel);
-                    tracing::debug!(error = %e, "could not start a prefetch reader");
-                }
-            }
-        }
+        // A reader a worker has not started yet finds the read-ahead
+        // cancelled or done when it starts, and ends at once.
+        let started = (0..wanted)
+            .take_while(|_| {
+                let reader = shared.clone();
+                workers.spawn(move || reader.run())
+            })
+            .count();
         (started > 0).then_some(Prefetch {
             index: OnceLock::new(),
             expected: AtomicUsize::new(0),
@@ -299,6 +276,21 @@ mod tests {
         Instant::now() + Duration::from_secs(10)
     }
 
+    /// `paths` beneath `root` being read ahead on the tests' pool of four.
+    fn started(paths: Vec<String>, root: &std::path::Path) -> Prefetch {
+        static POOL: OnceLock<Workers> = OnceLock::new();
+        let workers = POOL.get_or_init(|| Workers::new(4));
+        Prefetch::start(
+            workers,
+            paths,
+            1024,
+            mounted(root),
+            soon(),
+            MAX_BYTES_PER_CALL,
+        )
+        .expect("readers")
+    }
+
     /// `count` files `0.md`.. holding `file N`, and their guest paths.
     fn numbered_files(count: usize) -> (tempfile::TempDir, Vec<String>) {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -329,14 +321,7 @@ mod tests {
     fn announced_files_are_handed_over_with_their_bytes_and_stamps() {
         let _turn = turn();
         let (dir, paths) = numbered_files(50);
-        let prefetch = Prefetch::start(
-            paths.clone(),
-            1024,
-            mounted(dir.path()),
-            soon(),
-            MAX_BYTES_PER_CALL,
-        )
-        .expect("readers");
+        let prefetch = started(paths.clone(), dir.path());
         wait_until_read(&prefetch);
         for (i, path) in paths.iter().enumerate().rev() {
             let expected = format!("file {i}");
@@ -361,14 +346,7 @@ mod tests {
         let (dir, mut paths) = numbered_files(20);
         // Announced twice: each announcement is its own read.
         paths.push("/skills/0/3.md".to_string());
-        let prefetch = Prefetch::start(
-            paths.clone(),
-            1024,
-            mounted(dir.path()),
-            soon(),
-            MAX_BYTES_PER_CALL,
-        )
-        .expect("readers");
+        let prefetch = started(paths.clone(), dir.path());
         wait_until_read(&prefetch);
         let bytes = |read: Option<Read>| match read {
             Some(Ok(ahead)) => String::from_utf8(ahead.bytes).expect("text"),
@@ -395,9 +373,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths: Vec<String> = (0..50_000).map(|i| format!("/skills/0/{i}.md")).collect();
         let last = paths[paths.len() - 1].clone();
-        let prefetch =
-            Prefetch::start(paths, 1024, mounted(dir.path()), soon(), MAX_BYTES_PER_CALL)
-                .expect("readers");
+        let prefetch = started(paths, dir.path());
         // The readers go in order; the last of 50,000 is not reached yet.
         assert!(prefetch.take(&last, 1024).is_none());
     }
@@ -410,14 +386,7 @@ mod tests {
             "/etc/passwd".to_string(),
             "/skills/0/../../etc/passwd".to_string(),
         ];
-        let prefetch = Prefetch::start(
-            paths.clone(),
-            1024,
-            mounted(dir.path()),
-            soon(),
-            MAX_BYTES_PER_CALL,
-        )
-        .expect("readers");
+        let prefetch = started(paths.clone(), dir.path());
         wait_until_read(&prefetch);
         for path in &paths {
             let read = prefetch.take(path, 1024);
@@ -434,11 +403,28 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("a.md"), "a").expect("write");
         let paths = vec!["/skills/0/a.md".to_string()];
-        let prefetch =
-            Prefetch::start(paths, 1024, mounted(dir.path()), soon(), MAX_BYTES_PER_CALL)
-                .expect("readers");
+        let prefetch = started(paths, dir.path());
         assert!(prefetch.take("/skills/0/a.md", 2048).is_none());
         assert!(prefetch.take("/skills/0/b.md", 1024).is_none());
+    }
+
+    #[test]
+    fn without_a_free_worker_the_hint_is_ignored() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a.md"), b"a").expect("write");
+        let paths = vec!["/skills/0/a.md".to_string()];
+        let none = Workers::new(0);
+        assert!(
+            Prefetch::start(
+                &none,
+                paths,
+                1024,
+                mounted(dir.path()),
+                soon(),
+                MAX_BYTES_PER_CALL
+            )
+            .is_none()
+        );
     }
 
     #[test]
@@ -446,9 +432,7 @@ mod tests {
         let _turn = turn();
         let dir = tempfile::tempdir().expect("tempdir");
         let paths: Vec<String> = (0..50_000).map(|i| format!("/skills/0/{i}.md")).collect();
-        let prefetch =
-            Prefetch::start(paths, 1024, mounted(dir.path()), soon(), MAX_BYTES_PER_CALL)
-                .expect("readers");
+        let prefetch = started(paths, dir.path());
         let shared = prefetch.shared.clone();
         drop(prefetch);
         let until = Instant::now() + Duration::from_secs(10);

@@ -7,9 +7,11 @@ use super::heads::Keep;
 use super::mounts::Mounts;
 use crate::cores::cores;
 use crate::sandbox::bindings::latest::files::{EntryKind, FileSlice, FsError, Stamp};
+use crate::sandbox::{Pending, Workers};
 use cap_fs_ext::OpenOptionsSyncExt;
 use cap_std::fs::Dir;
 use std::io::{ErrorKind, Read};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
@@ -215,36 +217,44 @@ pub(super) struct Ahead {
 
 /// Runs `work(first_index, chunk)` over contiguous chunks of a batch, results
 /// in order. A long batch is split over up to `max_threads` threads (the
-/// guest cannot wait on two files at once; the host can); a short one is one
-/// chunk, done inline.
-pub(super) fn in_chunks<T: Sync, R: Send>(
-    items: &[T],
+/// guest cannot wait on two files at once; the host can): the first chunk
+/// here, the others handed to the engine's workers, and any no worker took
+/// by the time they are wanted done here too. A short one is one chunk,
+/// done inline.
+pub(super) fn in_chunks<T, R, W>(
+    workers: &Workers,
+    items: Arc<Vec<T>>,
     max_threads: usize,
-    work: impl Fn(usize, &[T]) -> R + Sync,
-) -> Vec<R> {
+    work: W,
+) -> Vec<R>
+where
+    T: Send + Sync + 'static,
+    R: Send + 'static,
+    W: Fn(usize, &[T]) -> R + Send + Sync + 'static,
+{
     let threads = if items.len() >= PARALLEL_FROM && max_threads > 1 {
         cores().min(max_threads)
     } else {
         1
     };
     if threads <= 1 {
-        return vec![work(0, items)];
+        return vec![work(0, &items)];
     }
     let chunk = items.len().div_ceil(threads);
-    let work = &work;
-    let parts = std::thread::scope(|scope| {
-        let workers: Vec<_> = items
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| scope.spawn(move || work(c * chunk, part)))
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join())
-            .collect::<Result<Vec<R>, _>>()
-    });
-    // A worker only panics on a host bug; do the batch inline then.
-    parts.unwrap_or_else(|_| vec![work(0, items)])
+    let work = Arc::new(work);
+    let rest: Vec<_> = (1..items.len().div_ceil(chunk))
+        .map(|c| {
+            let (items, work) = (items.clone(), work.clone());
+            workers.submit(move || {
+                let first = c * chunk;
+                work(first, &items[first..(first + chunk).min(items.len())])
+            })
+        })
+        .collect();
+    let mut parts = Vec::with_capacity(rest.len() + 1);
+    parts.push(work(0, &items[..chunk]));
+    parts.extend(rest.into_iter().map(Pending::join));
+    parts
 }
 
 #[cfg(test)]
@@ -254,8 +264,9 @@ mod tests {
 
     #[test]
     fn long_batches_are_split_over_threads_and_joined_in_order() {
-        let items: Vec<usize> = (0..1000).collect();
-        let chunks = in_chunks(&items, MAX_READERS, |first, part| {
+        let workers = Workers::new(4);
+        let items: Arc<Vec<usize>> = Arc::new((0..1000).collect());
+        let chunks = in_chunks(&workers, items.clone(), MAX_READERS, |first, part| {
             assert_eq!(part.first(), Some(&first));
             part.iter().map(|i| i * 2).collect::<Vec<_>>()
         });
@@ -264,12 +275,27 @@ mod tests {
         }
         let joined: Vec<usize> = chunks.into_iter().flatten().collect();
         assert_eq!(joined, (0..1000).map(|i| i * 2).collect::<Vec<_>>());
-        let short: Vec<usize> = (0..PARALLEL_FROM - 1).collect();
+        let short: Arc<Vec<usize>> = Arc::new((0..PARALLEL_FROM - 1).collect());
         assert_eq!(
-            in_chunks(&short, MAX_READERS, |_, part| part.len()),
+            in_chunks(&workers, short.clone(), MAX_READERS, |_, part| part.len()),
             [short.len()]
         );
-        assert_eq!(in_chunks(&items, 1, |_, part| part.len()), [items.len()]);
+        assert_eq!(
+            in_chunks(&workers, items.clone(), 1, |_, part| part.len()),
+            [items.len()]
+        );
+    }
+
+    #[test]
+    fn a_pool_of_no_threads_still_reads_every_chunk_in_order() {
+        let workers = Workers::new(0);
+        let items: Arc<Vec<usize>> = Arc::new((0..1000).collect());
+        let chunks = in_chunks(&workers, items, MAX_READERS, |first, part| {
+            assert_eq!(part.first(), Some(&first));
+            part.to_vec()
+        });
+        let joined: Vec<usize> = chunks.into_iter().flatten().collect();
+        assert_eq!(joined, (0..1000).collect::<Vec<_>>());
     }
 
     #[test]
