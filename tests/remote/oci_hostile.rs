@@ -18,6 +18,9 @@ fn push_raw(
     media_type: &'static str,
 ) {
     let rt = runtime();
+    // reqwest is built without a crypto provider: a test that pushes
+    // before any skillhost client ran in its process would find none.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = oci_client::Client::new(oci_client::client::ClientConfig {
         protocol: oci_client::client::ClientProtocol::Http,
         ..Default::default()
