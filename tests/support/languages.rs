@@ -131,6 +131,13 @@ fn built(name: &str, sources: &[&Path], command: impl FnOnce(&Path) -> Command) 
     let dir = super::workspace().join("target/lang-components");
     std::fs::create_dir_all(&dir).expect("the components folder");
     let path = dir.join(format!("{name}-{digest}.wasm"));
+    // Test binaries run side by side, and a toolchain's output is not
+    // byte-identical from run to run: without this lock a second build
+    // could replace a component another process has already pinned by
+    // digest. The lock is held until the component is in place.
+    let lock = std::fs::File::create(dir.join(format!("{name}-{digest}.lock")))
+        .expect("the build lock file");
+    lock.lock().expect("the build lock");
     if !path.is_file() {
         let partial = dir.join(format!("{name}-{digest}.wasm.{}", std::process::id()));
         let output = command(&partial).output().expect("the toolchain runs");
@@ -142,6 +149,7 @@ fn built(name: &str, sources: &[&Path], command: impl FnOnce(&Path) -> Command) 
         );
         std::fs::rename(&partial, &path).expect("the built component is kept");
     }
+    drop(lock);
     built.insert(name.to_string(), path.clone());
     path
 }

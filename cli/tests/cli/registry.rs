@@ -519,10 +519,12 @@ fn a_registry_answering_500_or_nothing_or_not_running_is_named_and_nothing_is_wr
     // A silent registry is given up by the deadline or by the read timeout
     // it also bounds, whichever fires first.
     // And one that is not running says so, not only that a request failed.
-    let down = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().to_string()
-    };
+    // Its port stays bound, without listening, for the whole test: a port
+    // merely freed could be taken by a test running beside this one.
+    let held = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    held.bind(&std::net::SocketAddr::from(([127, 0, 0, 1], 0)).into())
+        .unwrap();
+    let down = held.local_addr().unwrap().as_socket().unwrap().to_string();
     for (addr, why) in [
         (broken_registry(Some(500)), &["500"][..]),
         (
