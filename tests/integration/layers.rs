@@ -9,7 +9,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The triple of this machine, as rustc names it.
-fn host_triple() -> String {
+pub(crate) fn host_triple() -> String {
     let out = Command::new("rustc")
         .arg("-vV")
         .output()

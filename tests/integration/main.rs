@@ -4,6 +4,7 @@
 //! input, the corpus, usage, the conformance kit and the provider template.
 
 mod bad_input;
+mod build_sharing;
 mod compile_cache;
 mod config;
 mod conformance;

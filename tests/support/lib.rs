@@ -50,6 +50,80 @@ pub fn shared_cache_dir() -> PathBuf {
     workspace().join("target").join("test-compile-cache")
 }
 
+/// The compile cache of every `skillhost` process a test runs. Its entries
+/// are authenticated under the key [`state_in`] gives each such process, so
+/// one process reuses what another compiled; the in-process runtimes above
+/// authenticate under the test process's own key, hence a folder of its own.
+pub fn process_cache_dir() -> PathBuf {
+    workspace().join("target").join("test-compile-cache-cli")
+}
+
+/// A private state folder inside `home` for a `skillhost` process
+/// (`SKILLHOST_STATE_DIR`), holding the compile-cache key every test shares
+/// (see [`share_cache_key`]). Usage, trusted files and approvals stay the
+/// test's own.
+pub fn state_in(home: &Path) -> PathBuf {
+    let state = home.join(".state");
+    share_cache_key(&state);
+    state
+}
+
+/// Puts the one compile-cache key every test shares into the state folder
+/// `state` (made private if missing): each `skillhost` run then reuses the
+/// components an earlier test compiled into [`process_cache_dir`] instead
+/// of compiling them again under a key of its own.
+pub fn share_cache_key(state: &Path) {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(state)
+        .expect("a private state folder");
+    let key = state.join("cache-key");
+    if !key.exists() {
+        let bytes = shared_key();
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&key)
+            .expect("the state folder's cache key");
+        std::io::Write::write_all(&mut file, &bytes).expect("the cache key is written");
+    }
+}
+
+/// The key under `target/`, made once by whichever test comes first.
+fn shared_key() -> Vec<u8> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = workspace().join("target/test-state");
+    std::fs::create_dir_all(&dir).expect("target/test-state");
+    let path = dir.join("cache-key");
+    if let Ok(bytes) = std::fs::read(&path)
+        && bytes.len() == 32
+    {
+        return bytes;
+    }
+    let mut key = [0u8; 32];
+    std::io::Read::read_exact(
+        &mut std::fs::File::open("/dev/urandom").expect("/dev/urandom"),
+        &mut key,
+    )
+    .expect("32 random bytes");
+    let tmp = dir.join(format!("cache-key.{}", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .expect("a new key file");
+    std::io::Write::write_all(&mut file, &key).expect("the new key is written");
+    // A hard link never replaces a key another test made meanwhile.
+    let _ = std::fs::hard_link(&tmp, &path);
+    let _ = std::fs::remove_file(&tmp);
+    std::fs::read(&path).expect("the shared key")
+}
+
 /// A runtime using the shared compile cache.
 pub fn runtime() -> Runtime {
     Runtime::with_cache_dir(Some(shared_cache_dir())).expect("the sandbox engine starts")

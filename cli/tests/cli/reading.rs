@@ -274,10 +274,7 @@ fn a_reader_that_stops_early_is_not_an_error() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_skillhost"))
         .args(["catalog", "--json", "--root", &examples()])
         .env("HOME", home.path())
-        .env(
-            "SKILLHOST_CACHE_DIR",
-            workspace().join("target/test-compile-cache-cli"),
-        )
+        .env("SKILLHOST_CACHE_DIR", crate::process_cache_dir())
         .env("SKILLHOST_STATE_DIR", crate::state_in(home.path()))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -1,6 +1,6 @@
 //! An agent's session from the command line: watch, inject, touch, invoke.
 
-use super::{skillhost, stdout, workspace};
+use super::{skillhost, stdout};
 use std::process::Command;
 
 #[test]
@@ -26,10 +26,7 @@ fn watch_prints_the_catalog_again_only_when_it_changes() {
             root.path().to_str().unwrap(),
         ])
         .env("HOME", home.path())
-        .env(
-            "SKILLHOST_CACHE_DIR",
-            workspace().join("target/test-compile-cache-cli"),
-        )
+        .env("SKILLHOST_CACHE_DIR", crate::process_cache_dir())
         .env("SKILLHOST_STATE_DIR", crate::state_in(home.path()))
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -30,7 +30,7 @@ pub fn skillhost() -> PathBuf {
 }
 
 pub fn cache_dir() -> PathBuf {
-    workspace().join("target/test-compile-cache")
+    skillhost_tests::process_cache_dir()
 }
 
 /// A folder of skills (`skills/` inside a temporary folder, which is also
@@ -45,6 +45,9 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap().join("skills");
         std::fs::create_dir_all(&root).unwrap();
+        // The home's own state folder (the default one: a test reads a
+        // record from it) holds the key the tests' compile cache is under.
+        skillhost_tests::share_cache_key(&dir.path().join(".local/state/skillhost"));
         for (path, bytes) in files {
             let full = root.join(path);
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();

@@ -196,16 +196,28 @@ mod tests {
         assert!(refused.contains("at most 4096"), "{refused}");
     }
 
-    #[tokio::test(start_paused = true)]
+    // Real time, so the wait is kept short; every refusal below takes it
+    // whole however busy the machine is.
+    #[tokio::test]
     async fn reads_wait_for_a_share_and_are_refused_busy_when_none_frees_in_time() {
-        let budgets = Budgets::new(4 * 1024 * 1024, Duration::from_secs(2), 1);
+        let wait = Duration::from_millis(300);
+        let budgets = Budgets::new(4 * 1024 * 1024, wait, 1);
         let held = budgets.read(3 * 1024 * 1024).await.unwrap();
+        let started = std::time::Instant::now();
         assert_eq!(
             budgets.read(2 * 1024 * 1024).await.unwrap_err(),
             Refused::Busy
         );
+        assert!(
+            started.elapsed() >= wait,
+            "refused before the wait was over"
+        );
+        // A share freed while a read waits goes to that read.
+        let freeing = tokio::spawn(async move { drop(held) });
+        let waited = budgets.read(2 * 1024 * 1024).await.unwrap();
+        freeing.await.unwrap();
+        drop(waited);
         // A share larger than the whole budget waits for all of it.
-        drop(held);
         let whole = budgets.read(usize::MAX).await.unwrap();
         assert_eq!(budgets.read(1).await.unwrap_err(), Refused::Busy);
         drop(whole);

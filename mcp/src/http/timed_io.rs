@@ -152,36 +152,45 @@ mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
-    #[tokio::test(start_paused = true)]
+    // Real time, so the timeouts are short and the bounds generous: a
+    // deadline is never early, and late only by the machine's scheduling.
+    const SLACK: Duration = Duration::from_secs(5);
+
+    #[tokio::test]
     async fn a_write_the_peer_never_reads_fails_after_the_write_timeout() {
         // A pipe whose far end is never read: writes stop once its buffer is full.
         let (near, _far) = tokio::io::duplex(1024);
-        let mut io = TimedIo::new(near, Duration::from_secs(2), Duration::from_secs(60));
+        let write_timeout = Duration::from_millis(300);
+        let mut io = TimedIo::new(near, write_timeout, Duration::from_secs(60));
         let started = Instant::now();
         let big = vec![b'x'; 64 * 1024];
         let failed = io.write_all(&big).await.unwrap_err();
         assert_eq!(failed.kind(), io::ErrorKind::TimedOut);
         let waited = started.elapsed();
         assert!(
-            waited >= Duration::from_secs(2) && waited < Duration::from_secs(3),
+            waited >= write_timeout && waited < write_timeout + SLACK,
             "{waited:?}"
         );
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn a_connection_moving_no_bytes_fails_after_the_idle_timeout_and_traffic_keeps_it() {
         let (near, mut far) = tokio::io::duplex(1024);
-        let mut io = TimedIo::new(near, Duration::from_secs(2), Duration::from_secs(10));
+        let idle_timeout = Duration::from_millis(1500);
+        let mut io = TimedIo::new(near, Duration::from_secs(60), idle_timeout);
         let mut byte = [0u8; 1];
-        // Traffic every 5 s keeps it open past the idle timeout.
+        // Traffic every 500 ms keeps it open past the idle timeout.
+        let kept_from = Instant::now();
         for _ in 0..4 {
-            tokio::time::sleep(Duration::from_secs(5)).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
             far.write_all(b"k").await.unwrap();
             io.read_exact(&mut byte).await.unwrap();
         }
+        assert!(kept_from.elapsed() > idle_timeout);
         let started = Instant::now();
         let failed = io.read(&mut byte).await.unwrap_err();
         assert_eq!(failed.kind(), io::ErrorKind::TimedOut);
-        assert!(started.elapsed() <= Duration::from_secs(10));
+        let waited = started.elapsed();
+        assert!(waited < idle_timeout + SLACK, "{waited:?}");
     }
 }
