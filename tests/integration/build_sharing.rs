@@ -7,33 +7,20 @@
 //! server and the binary. The lines that keep the two in step are in
 //! `cli/Cargo.toml` and `wasm-build/Cargo.toml`.
 
-use super::layers::host_triple;
-use skillhost_tests::workspace;
+use super::layers::{cargo_on_workspace, host_triple};
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::Command;
 
 /// Each package `cargo tree` resolves for the selection `args`, with its
 /// features, one line per distinct (package, features): a package built
 /// with two feature sets in one build (for build scripts and for run time)
 /// has two lines.
-fn resolved(args: &[&str]) -> BTreeSet<String> {
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .arg("tree")
-        .args(args)
-        .args(["--offline", "--locked", "--prefix", "none"])
-        .args(["--format", "{p} [{f}]"])
-        .arg("--target")
-        .arg(host_triple())
-        .arg("--manifest-path")
-        .arg(workspace().join("Cargo.toml"))
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "cargo tree {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
+fn resolved(selection: &[&str]) -> BTreeSet<String> {
+    let triple = host_triple();
+    let mut args = vec!["tree"];
+    args.extend_from_slice(selection);
+    args.extend(["--offline", "--locked", "--prefix", "none"]);
+    args.extend(["--format", "{p} [{f}]", "--target", &triple]);
+    String::from_utf8_lossy(&cargo_on_workspace(&args))
         .lines()
         .map(|line| line.trim_end_matches(" (*)").to_string())
         .filter(|line| !line.is_empty())

@@ -21,6 +21,23 @@ pub(crate) fn host_triple() -> String {
         .to_string()
 }
 
+/// `cargo ARGS` on this workspace's manifest: its standard output, or a
+/// failure naming the command and what cargo said.
+pub(crate) fn cargo_on_workspace(args: &[&str]) -> Vec<u8> {
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .arg("--manifest-path")
+        .arg(workspace().join("Cargo.toml"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// The workspace's resolved graph for this machine, computed once: each
 /// package name with the names of its normal (not dev, not build)
 /// dependencies.
@@ -32,20 +49,16 @@ fn normal_graph() -> &'static BTreeMap<String, BTreeSet<String>> {
 fn resolve() -> BTreeMap<String, BTreeSet<String>> {
     // Offline and for this platform only: every package that resolves is
     // one the build has already fetched.
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .arg("--filter-platform")
-        .arg(host_triple())
-        .arg("--manifest-path")
-        .arg(workspace().join("Cargo.toml"))
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "cargo metadata: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let triple = host_triple();
+    let stdout = cargo_on_workspace(&[
+        "metadata",
+        "--format-version",
+        "1",
+        "--offline",
+        "--filter-platform",
+        &triple,
+    ]);
+    let meta: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     let name_of: BTreeMap<&str, &str> = meta["packages"]
         .as_array()
         .unwrap()
