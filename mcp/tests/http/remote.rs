@@ -105,7 +105,34 @@ async fn remote_skills_keep_their_namespace_in_the_uri_and_verify_like_local_one
         b"---\nname: pdf-tools\ndescription: Remote PDFs\n---\nA new remote body.\n",
     );
     mirror::write(&runtime, &[team.path().to_path_buf()], out.path()).unwrap();
-    recorder.until(&format!("resources/updated {uri}")).await;
+    let event = format!("resources/updated {uri}");
+    if !recorder.arrives(&event).await {
+        // What the remote provider was answered, and what the host made of
+        // it: a miss says whether the poll saw the new index.
+        let providers: Vec<String> = served
+            .live
+            .registry()
+            .providers()
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}: generation {}, snapshots {}, instances {}",
+                    p.id(),
+                    p.signals().generation(),
+                    p.stats().snapshots(),
+                    p.stats().instantiations()
+                )
+            })
+            .collect();
+        panic!(
+            "{event} never arrived; got {:?}\nproviders: {providers:?}\nviews made: {}\n\
+             diagnostics: {:?}\nnginx answered: {:?}",
+            recorder.seen(),
+            served.live.rebuilds(),
+            served.live.view().catalog.diagnostics,
+            answered(&nginx)
+        );
+    }
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert!(
         !recorder.seen().iter().any(|e| e.ends_with("list_changed")),
@@ -122,4 +149,21 @@ async fn remote_skills_keep_their_namespace_in_the_uri_and_verify_like_local_one
     client.cancel().await.unwrap();
     modern.cancel().await.unwrap();
     served.stop().await;
+}
+
+/// What nginx answered, in order, each run of equal answers as one line
+/// with its count (a poll answered 304 fifty times is one line).
+fn answered(nginx: &Nginx) -> Vec<String> {
+    let mut runs: Vec<(u16, String, usize)> = Vec::new();
+    for logged in nginx.log() {
+        match runs.last_mut() {
+            Some((status, path, count)) if *status == logged.status && *path == logged.path => {
+                *count += 1
+            }
+            _ => runs.push((logged.status, logged.path, 1)),
+        }
+    }
+    runs.into_iter()
+        .map(|(status, path, count)| format!("{status} {path} x{count}"))
+        .collect()
 }

@@ -133,18 +133,26 @@ impl Recorder {
 
     /// Waits until `event` arrived (panics after PATIENCE).
     pub async fn until(&self, event: &str) {
+        assert!(
+            self.arrives(event).await,
+            "{event} never arrived; got {:?}",
+            self.seen()
+        );
+    }
+
+    /// Whether `event` arrives within PATIENCE; a test that can say more
+    /// about a miss than the events seen asks this and explains.
+    pub async fn arrives(&self, event: &str) -> bool {
         let started = Instant::now();
         loop {
             let arrived = self.arrived.notified();
             if self.seen().iter().any(|e| e == event) {
-                return;
+                return true;
             }
             let left = PATIENCE.saturating_sub(started.elapsed());
-            assert!(
-                !left.is_zero(),
-                "{event} never arrived; got {:?}",
-                self.seen()
-            );
+            if left.is_zero() {
+                return false;
+            }
             let _ = tokio::time::timeout(left.min(Duration::from_millis(100)), arrived).await;
         }
     }
