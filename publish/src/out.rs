@@ -97,9 +97,16 @@ impl<'a> Out<'a> {
             .map_err(io(parent))?;
         tmp.write_all(bytes).map_err(io(tmp.path()))?;
         if let Some(old) = old.and_then(|m| m.modified().ok()) {
-            let seconds = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-            if seconds(SystemTime::now()) <= seconds(old) {
-                let later = UNIX_EPOCH + Duration::from_secs(seconds(old) + 1);
+            // The new file's own time, not the clock's: the file system
+            // stamps writes from a coarser clock that lags the system's by
+            // up to a tick, so just after a second turns the clock says
+            // "later second" while the file gets the old one.
+            let written = tmp
+                .as_file()
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or_else(|_| SystemTime::now());
+            if let Some(later) = later_second(written, old) {
                 tmp.as_file().set_modified(later).map_err(io(tmp.path()))?;
             }
         }
@@ -126,6 +133,13 @@ impl<'a> Out<'a> {
             Err(e) => Err(io(&path)(e)),
         }
     }
+}
+
+/// The time a replacement written at `written` must carry so that its
+/// second is later than `old`'s (`None`: it already is).
+fn later_second(written: SystemTime, old: SystemTime) -> Option<SystemTime> {
+    let seconds = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    (seconds(written) <= seconds(old)).then(|| UNIX_EPOCH + Duration::from_secs(seconds(old) + 1))
 }
 
 #[cfg(test)]
@@ -171,5 +185,41 @@ mod tests {
         assert!(!dir.path().join("a").exists(), "emptied folders go too");
         let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert!(leftovers.is_empty(), "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_replacement_stamped_in_the_old_second_moves_to_the_next_even_after_the_clock_turned() {
+        let at = |ms: u64| UNIX_EPOCH + Duration::from_millis(ms);
+        // Stamped 10.999 over 10.200 (the clock may already read 11.001).
+        assert_eq!(later_second(at(10_999), at(10_200)), Some(at(11_000)));
+        // An old time already in the future (an earlier bump) is passed.
+        assert_eq!(later_second(at(10_500), at(12_000)), Some(at(13_000)));
+        // A later second stands.
+        assert_eq!(later_second(at(11_000), at(10_999)), None);
+    }
+
+    #[test]
+    fn every_replacement_has_a_later_second_than_the_file_it_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Out::new(dir.path()).unwrap();
+        let path = dir.path().join("index.json");
+        let second = |p: &Path| {
+            std::fs::metadata(p)
+                .unwrap()
+                .modified()
+                .unwrap()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+        };
+        out.put("index.json", b"0").unwrap();
+        for n in 1..20u8 {
+            let before = second(&path);
+            assert!(out.put("index.json", &[b'0' + n % 10, n]).unwrap().1);
+            assert!(
+                second(&path) > before,
+                "replacement {n} kept second {before}"
+            );
+        }
     }
 }
