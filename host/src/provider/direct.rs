@@ -126,7 +126,7 @@ impl DirectInstance {
     /// Starts an instance of `spec` as the registry would and calls its
     /// `init`; a fault or refusal there is the error.
     pub fn start(engine: &SandboxEngine, spec: ProviderSpec) -> Result<DirectInstance, Error> {
-        let (grants, config) = granted(&spec);
+        let (grants, config, listed) = granted(&spec);
         let recorder = Arc::new(Recorder {
             id: spec.id.clone(),
             invalidations: AtomicU64::new(0),
@@ -142,6 +142,7 @@ impl DirectInstance {
             upcalls: recorder.clone(),
             id: InstanceId::next(),
             config: Some(&config),
+            listed,
         })
         .map_err(|fault| Error::Fault {
             provider: spec.id.clone(),

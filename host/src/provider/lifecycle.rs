@@ -4,7 +4,7 @@
 
 use super::{Provider, ProviderSpec};
 use crate::sandbox::bindings::latest::types::ProviderConfig;
-use crate::sandbox::{Fault, Grants, Instance, InstanceId, Start};
+use crate::sandbox::{Fault, Grants, Instance, InstanceId, Listed, Start};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -62,7 +62,7 @@ impl Provider {
             return Err(waiting);
         }
         let spec = &self.spec;
-        let (grants, config) = granted(spec);
+        let (grants, config, listed) = granted(spec);
         let restart = self.stats.instantiations.fetch_add(1, Ordering::Relaxed) > 0;
         let id = InstanceId::next();
         self.signals.set_live(Some(id));
@@ -75,6 +75,7 @@ impl Provider {
             upcalls: self.signals.clone(),
             id,
             config: Some(&config),
+            listed,
         });
         match started {
             Ok(instance) => {
@@ -103,10 +104,12 @@ impl Provider {
     }
 }
 
-/// What an instance of `spec` is granted, and what its `init` is told.
-pub(super) fn granted(spec: &ProviderSpec) -> (Arc<Grants>, ProviderConfig) {
+/// What an instance of `spec` is granted, what its `init` is told, and
+/// the roots as the grant listed them.
+pub(super) fn granted(spec: &ProviderSpec) -> (Arc<Grants>, ProviderConfig, Listed) {
+    let (grants, listed) = Grants::for_roots_listed(&spec.roots);
     let grants = Arc::new(
-        Grants::for_roots(&spec.roots)
+        grants
             .with_virtual(&spec.virtual_roots)
             .with_origins(&spec.origins)
             .with_namespace(&spec.id),
@@ -116,5 +119,5 @@ pub(super) fn granted(spec: &ProviderSpec) -> (Arc<Grants>, ProviderConfig) {
         roots: grants.roots.iter().map(|r| r.guest.clone()).collect(),
         settings: spec.settings.clone(),
     };
-    (grants, config)
+    (grants, config, listed)
 }

@@ -19,6 +19,8 @@
 //! Translation is pure string work: the host never touches a path because
 //! a provider named it.
 
+use super::bindings::latest::files::{DirEntry, EntryKind};
+use super::imports::files::{Listed, list};
 use crate::model::Location;
 use crate::paths::absolute;
 use skillhost_skill::segments;
@@ -88,7 +90,16 @@ impl Grants {
     /// roots are granted by path only; links to folders directly inside a
     /// present root are mounted at their own guest path.
     pub fn for_roots(roots: &[PathBuf]) -> Grants {
+        Grants::for_roots_listed(roots).0
+    }
+
+    /// [`Grants::for_roots`], with each present root's listing as the
+    /// grant took it (to find the linked folders), so that the instance's
+    /// first listing of the root need not read it again
+    /// (`imports/files/listing.rs` says when that listing may answer).
+    pub(crate) fn for_roots_listed(roots: &[PathBuf]) -> (Grants, Listed) {
         let mut grants = Grants::default();
+        let mut listed = Listed::default();
         for (i, root) in roots.iter().enumerate() {
             let guest = format!("/skills/{i}");
             let absolute = absolute(root);
@@ -100,7 +111,16 @@ impl Grants {
                     guest: guest.clone(),
                     host: host.clone(),
                 });
-                linked_folders(&host, &guest, &mut grants);
+                // A root that cannot be listed links nothing; the provider's
+                // own listing reports why.
+                let entries =
+                    cap_std::fs::Dir::open_ambient_dir(&host, cap_std::ambient_authority())
+                        .ok()
+                        .and_then(|dir| list(&dir, "", &guest).ok());
+                if let Some(entries) = entries {
+                    linked_folders(&host, &guest, &entries, &mut grants);
+                    listed.keep(&guest, entries);
+                }
             }
             grants.roots.push(GrantedRoot {
                 guest,
@@ -108,7 +128,7 @@ impl Grants {
                 present,
             });
         }
-        grants
+        (grants, listed)
     }
 
     /// These grants, with `virtual_roots` added.
@@ -251,27 +271,25 @@ fn link_refusal(target: &Path, root: &Path, home: Option<&Path>) -> Option<Strin
     None
 }
 
-/// Mounts the symlinked folders directly inside `root` (at most
-/// [`MAX_LINK_MOUNTS`] for the provider); the others are noted.
-fn linked_folders(root: &Path, guest_root: &str, grants: &mut Grants) {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
-    };
+/// Mounts the symlinked folders among `entries` (the listing of `root`),
+/// at most [`MAX_LINK_MOUNTS`] for the provider; the others are noted.
+fn linked_folders(root: &Path, guest_root: &str, entries: &[DirEntry], grants: &mut Grants) {
     let home = std::env::home_dir().and_then(|h| std::fs::canonicalize(h).ok());
-    let mut found: Vec<(String, PathBuf, PathBuf)> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+    // In name order, as the listing is.
+    let found: Vec<(String, PathBuf, PathBuf)> = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Symlink)
         .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            if name.starts_with('.') || name.contains('/') || !segments::is_relative(&name) {
+            let name = &e.name;
+            if name.starts_with('.') || name.contains('/') || !segments::is_relative(name) {
                 return None;
             }
+            let link = root.join(name);
             // A loop or a dangling link fails here; the provider reports it.
-            let target = std::fs::canonicalize(e.path()).ok()?;
-            target.is_dir().then(|| (name, e.path(), target))
+            let target = std::fs::canonicalize(&link).ok()?;
+            target.is_dir().then(|| (name.clone(), link, target))
         })
         .collect();
-    found.sort();
     for (name, link, target) in found {
         if let Some(reason) = link_refusal(&target, root, home.as_deref()) {
             grants.refused_links.push(RefusedLink { link, reason });

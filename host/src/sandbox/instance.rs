@@ -11,7 +11,7 @@ use super::contract as wit;
 use super::engine::{LoadedComponent, Pre, SandboxEngine};
 use super::fault::{DeadlineExceeded, Fault, FaultKind};
 use super::grants::Grants;
-use super::imports::files::{FilesCtx, Mounts};
+use super::imports::files::{FilesCtx, Listed, Mounts};
 use super::imports::host::{Ahead, HostCtx};
 use super::imports::http::HttpCtx;
 use super::limits::{Limiter, Limits, MAX_CALL_BYTES, MAX_HANDLES};
@@ -43,6 +43,9 @@ pub(crate) struct Start<'a> {
     /// What its `init` receives; `None`: do not call `init` (the instance
     /// is only asked for its manifest).
     pub config: Option<&'a wit::ProviderConfig>,
+    /// The roots as the grant listed them: they answer the first call
+    /// after `init` (see `imports/files/listing.rs`).
+    pub listed: Listed,
 }
 
 /// An instance's exports, in the contract version it was built for.
@@ -173,6 +176,11 @@ impl Instance {
             engine: engine.clone(),
         };
         let Some(config) = start.config else {
+            started
+                .store
+                .data_mut()
+                .files
+                .answer_first_listings(start.listed);
             return Ok(started);
         };
         let answer = started.call(|b, s| match b {
@@ -187,7 +195,14 @@ impl Instance {
             Bindings::V0_3_0(b) => b.skillhost_provider_provider().call_init(s, config),
         });
         match answer {
-            Ok(Ok(())) => Ok(started),
+            Ok(Ok(())) => {
+                started
+                    .store
+                    .data_mut()
+                    .files
+                    .answer_first_listings(start.listed);
+                Ok(started)
+            }
             Ok(Err(e)) => Err(Fault::new(FaultKind::Init, format!("init refused: {e:?}"))),
             Err(fault) => Err(Fault::new(fault.kind, format!("init: {}", fault.message))),
         }

@@ -175,6 +175,7 @@ pub fn manifest(
         upcalls: Arc::new(Silent),
         id: InstanceId::next(),
         config: None,
+        listed: Default::default(),
     })?;
     Ok(instance.manifest()?.map(Manifest::from))
 }

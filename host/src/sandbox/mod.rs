@@ -39,6 +39,7 @@ pub(crate) use grants::{GrantedRoot, Mount};
 pub(crate) use grants::{Grants, VirtualRoot};
 // The host's reader, public only for the bench crate: its native baseline
 // reads through the same calls the sandboxed provider makes.
+pub(crate) use imports::files::Listed;
 #[cfg(feature = "bench-internals")]
 pub use imports::files::{HostReader, ReadError, ReaderCall, Reads};
 pub(crate) use imports::host::Ahead;

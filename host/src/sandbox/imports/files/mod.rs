@@ -8,6 +8,7 @@
 //! of paths, a byte budget, and the call's deadline.
 
 mod heads;
+mod listing;
 mod mounts;
 // The host's own reader over these calls, for the bench crate's native
 // baseline only.
@@ -17,13 +18,14 @@ mod prefetch;
 mod range;
 mod read;
 
+pub(crate) use listing::{Listed, list};
 pub(crate) use mounts::Mounts;
 #[cfg(feature = "bench-internals")]
 pub use native::{HostReader, ReadError, ReaderCall, Reads};
 
 use crate::sandbox::Workers;
 use crate::sandbox::bindings::latest::files::{
-    self, DirEntry, EntryKind, FileInfo, FileSlice, FsError, ReadResult, Stamp,
+    self, DirEntry, FileInfo, FileSlice, FsError, ReadResult, Stamp,
 };
 use heads::Keep;
 use prefetch::Prefetch;
@@ -41,8 +43,6 @@ const MAX_READERS: usize = 4;
 /// Most `prefetch` announcements one export call may make; later ones are
 /// ignored.
 pub const MAX_PREFETCHES_PER_CALL: u32 = 4;
-/// Most entries one `list-dir` call returns.
-pub const MAX_ENTRIES_PER_LISTING: usize = 100_000;
 
 /// The `files` state of one instance.
 pub(crate) struct FilesCtx {
@@ -52,6 +52,9 @@ pub(crate) struct FilesCtx {
     /// Files the current call announced it will read, being read ahead.
     prefetch: Option<Arc<Prefetch>>,
     prefetches_this_call: u32,
+    /// The grant's listing of each root, for this call's first `list-dir`
+    /// of it (see `listing`).
+    listed: Listed,
 }
 
 impl FilesCtx {
@@ -61,13 +64,22 @@ impl FilesCtx {
             workers,
             prefetch: None,
             prefetches_this_call: 0,
+            listed: Listed::default(),
         }
     }
 
-    /// Nothing read ahead outlives the call it was read for.
+    /// The grant's listings of the roots answer their first `list-dir` in
+    /// the next call only.
+    pub(crate) fn answer_first_listings(&mut self, listed: Listed) {
+        self.listed = listed;
+    }
+
+    /// Nothing read ahead outlives the call it was read for, nor does a
+    /// listing the grant took.
     pub(crate) fn end_call(&mut self) {
         self.prefetch = None;
         self.prefetches_this_call = 0;
+        self.listed = Listed::default();
     }
 }
 
@@ -87,35 +99,12 @@ fn past(deadline: Instant) -> Option<FsError> {
 /// The capability's calls, shared by the guest's imports (below) and the
 /// host's native reader (`HostReader`), so both read the same way.
 impl FilesCtx {
-    pub(crate) fn list_dir(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+    pub(crate) fn list_dir(&mut self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+        if let Some(entries) = self.listed.take(path) {
+            return Ok(entries);
+        }
         let (dir, rel) = self.mounts.resolve(path)?;
-        let entries = if rel.is_empty() {
-            dir.entries()
-        } else {
-            dir.read_dir(rel)
-        }
-        .map_err(error)?;
-        let mut out = Vec::new();
-        for entry in entries {
-            if out.len() >= MAX_ENTRIES_PER_LISTING {
-                return Err(FsError::Denied(format!(
-                    "{path} has more than {MAX_ENTRIES_PER_LISTING} entries"
-                )));
-            }
-            let entry = entry.map_err(error)?;
-            // A name that is not UTF-8 cannot name a skill or cross the WIT
-            // boundary; it is left out.
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            let kind = entry.file_type().map_or(EntryKind::Other, kind_of);
-            out.push(DirEntry { name, kind });
-        }
-        // In byte order of the names: the order is then the same on every
-        // filesystem, and a provider keeping its entries sorted (the local
-        // provider) pays one comparison per name instead of a search.
-        out.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-        Ok(out)
+        list(dir, rel, path)
     }
 
     pub(crate) fn read_files(

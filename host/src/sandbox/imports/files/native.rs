@@ -139,7 +139,7 @@ pub struct ReaderCall<'r> {
 
 impl ReaderCall<'_> {
     /// The entries of a folder (symlinks not followed), as `list-dir`.
-    pub fn list_dir(&self, path: &str) -> Result<Vec<(String, EntryKind)>, ReadError> {
+    pub fn list_dir(&mut self, path: &str) -> Result<Vec<(String, EntryKind)>, ReadError> {
         let listed = self.files.list_dir(path)?;
         Ok(listed.into_iter().map(|e| (e.name, kind(e.kind))).collect())
     }
