@@ -12,7 +12,7 @@
 //! other listing reads the folder again.
 
 use super::read::{error, kind_of};
-use crate::sandbox::bindings::latest::files::{DirEntry, FsError};
+use crate::sandbox::bindings::latest::files::{DirEntry, EntryKind, FsError};
 use cap_std::fs::Dir;
 
 /// Most entries one `list-dir` call returns.
@@ -39,10 +39,7 @@ pub(crate) fn list(dir: &Dir, rel: &str, path: &str) -> Result<Vec<DirEntry>, Fs
         let Ok(name) = entry.file_name().into_string() else {
             continue;
         };
-        let kind = entry.file_type().map_or(
-            crate::sandbox::bindings::latest::files::EntryKind::Other,
-            kind_of,
-        );
+        let kind = entry.file_type().map_or(EntryKind::Other, kind_of);
         out.push(DirEntry { name, kind });
     }
     // In byte order of the names: the order is then the same on every
