@@ -205,6 +205,69 @@ fn a_description_change_is_seen_and_a_body_only_edit_is_not() {
 }
 
 #[test]
+fn changes_made_after_the_first_read_and_before_the_watches_are_in_place_are_caught_up() {
+    let (_dir, root) = root();
+    write(
+        &root,
+        "notes/SKILL.md",
+        skill_md("notes", "Before").as_bytes(),
+    );
+    write(&root, "kept/SKILL.md", skill_md("kept", "Kept").as_bytes());
+    let registry = Registry::new();
+    registry
+        .add(
+            runtime()
+                .local_provider_in(root.clone(), Scope::User)
+                .unwrap(),
+        )
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let subscription = registry.subscribe(move |change| {
+        if matches!(change, skillhost::registry::Change::Catalog { .. }) {
+            let _ = tx.send(());
+        }
+    });
+    // The provider reads its root and asks for it to be watched; nothing
+    // is watching yet, as in the moment between a cold start's reads and
+    // the end of its first call.
+    let first = registry.snapshot();
+    assert_eq!(
+        first.get("notes").and_then(|s| s.description()),
+        Some("Before")
+    );
+    // No event will ever report these: they happen before any watch.
+    write(
+        &root,
+        "notes/SKILL.md",
+        skill_md("notes", "After").as_bytes(),
+    );
+    write(
+        &root,
+        "fresh/SKILL.md",
+        skill_md("fresh", "Fresh").as_bytes(),
+    );
+    std::fs::remove_dir_all(root.join("kept")).unwrap();
+    registry.watch(WatchOptions::default()).unwrap();
+    let live = Live {
+        registry,
+        changes: rx,
+        _subscription: subscription,
+    };
+    live.until("the edit, the new skill and the removal", |c| {
+        c.get("notes").and_then(|s| s.description()) == Some("After")
+            && c.get("fresh").is_some()
+            && c.get("kept").is_none()
+    });
+    // And the watches are in place for what comes next.
+    write(
+        &root,
+        "later/SKILL.md",
+        skill_md("later", "Later").as_bytes(),
+    );
+    live.until("a skill made after the catch-up", named("later"));
+}
+
+#[test]
 fn the_agents_own_write_is_visible_at_once_without_waiting_for_events() {
     let (_dir, root) = root();
     write(

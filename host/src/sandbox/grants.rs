@@ -99,7 +99,7 @@ impl Grants {
     /// (`imports/files/listing.rs` says when that listing may answer).
     pub(crate) fn for_roots_listed(roots: &[PathBuf]) -> (Grants, Listed) {
         let mut grants = Grants::default();
-        let mut listed = Listed::default();
+        let mut listed = Listed::starting_now();
         for (i, root) in roots.iter().enumerate() {
             let guest = format!("/skills/{i}");
             let absolute = absolute(root);

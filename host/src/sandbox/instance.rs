@@ -129,6 +129,7 @@ fn store(engine: &SandboxEngine, start: &Start<'_>) -> Store<HostState> {
             start.id,
             start.upcalls.clone(),
             start.limits.max_invalidations_per_second,
+            start.listed.since(),
         ),
         files: FilesCtx::new(mounts, engine.workers().clone()),
         http: HttpCtx::new(&start.grants.origins, start.refusals.clone()),

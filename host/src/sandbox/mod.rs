@@ -55,6 +55,7 @@ pub use workers::{MAX_WORKERS, Speedups, Workers};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 /// Identifies one instance among every instance of a process, so a
 /// callback from an instance that was replaced can be told apart from the
@@ -89,6 +90,10 @@ pub(crate) struct WatchTarget {
     /// The host folders the instance may see: a watch follows a symlinked
     /// folder only into these.
     pub within: Arc<[PathBuf]>,
+    /// The instance may have read the folder as it was at this moment (by
+    /// the file clock) or later; no event reports a change made between
+    /// then and the watch's installation, so the watcher looks for one.
+    pub since: SystemTime,
 }
 
 /// What an instance reports to whoever runs it. Called from inside host

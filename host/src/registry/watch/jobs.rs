@@ -4,11 +4,13 @@
 
 use super::backend::Target;
 use super::plan::{self, Plan, Scope};
-use super::{Shared, State};
+use super::watched::Changes;
+use super::{Shared, State, catch_up};
 use crate::provider::{ChangeKind, Provider};
 use crate::sync::lock;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 /// Installing watches that needs a look at the filesystem first: planned
 /// without the lock, applied with it.
@@ -18,6 +20,16 @@ pub(super) struct Job {
     pub(super) host: PathBuf,
     pub(super) within: Arc<[PathBuf]>,
     pub(super) work: Work,
+    /// A target's first installation: once its watches are in place, what
+    /// changed since this moment is reported (`catch_up`).
+    pub(super) catch_up: Option<SystemTime>,
+}
+
+/// A target whose watches were just put in place, to be caught up on.
+pub(super) struct CatchUp {
+    provider: Arc<Provider>,
+    folders: Vec<PathBuf>,
+    since: SystemTime,
 }
 
 pub(super) enum Work {
@@ -41,6 +53,19 @@ impl Job {
             work: Work::Install {
                 depth: target.depth,
             },
+            catch_up: None,
+        }
+    }
+
+    /// The first installation of a target the provider has just asked for.
+    pub(super) fn first_install(
+        provider: &Arc<Provider>,
+        target: &Target,
+        since: SystemTime,
+    ) -> Job {
+        Job {
+            catch_up: Some(since),
+            ..Job::install(provider, target)
         }
     }
 
@@ -62,9 +87,10 @@ impl Shared {
     /// (the next segment appeared while the watch was being placed).
     pub(super) fn run_jobs(&self, mut jobs: Vec<Job>) {
         let follow = self.options.follow_symlinks;
+        let mut caught_up = Vec::new();
         for _ in 0..MAX_ROUNDS {
             if jobs.is_empty() {
-                return;
+                break;
             }
             let planned: Vec<(Job, Plan)> = jobs
                 .into_iter()
@@ -95,7 +121,22 @@ impl Shared {
                 let result = match job.work {
                     Work::Install { .. } => {
                         let was_waiting = target.waiting_on.is_some();
+                        let folders = match (&plan, job.catch_up) {
+                            (Plan::Tree { folders, .. }, Some(since)) => {
+                                Some((folders.clone(), since))
+                            }
+                            _ => None,
+                        };
                         let result = backend.apply(target, plan);
+                        if let (Some((folders, since)), Ok(())) = (folders, &result)
+                            && target.waiting_on.is_none()
+                        {
+                            caught_up.push(CatchUp {
+                                provider: job.provider.clone(),
+                                folders,
+                                since,
+                            });
+                        }
                         if was_waiting && target.waiting_on.is_none() && result.is_ok() {
                             appeared = Some(target.host.clone());
                         }
@@ -114,6 +155,41 @@ impl Shared {
                 if let Err(e) = result {
                     watched.fail(e, &self.options);
                 }
+            }
+        }
+        // Looking costs about as much as planning did; the watcher thread
+        // does it, not the caller (often the one waiting for a snapshot).
+        if !caught_up.is_empty() {
+            let _ = self.tx.send(super::Msg::CatchUp(caught_up));
+        }
+    }
+
+    /// Reports what changed in each newly watched target before its
+    /// watches were in place: looked at without the lock, queued with it
+    /// (delivered when due, by the watcher thread that calls this).
+    pub(super) fn catch_up(&self, targets: Vec<CatchUp>) {
+        if targets.is_empty() {
+            return;
+        }
+        let found: Vec<(Arc<Provider>, Changes)> = targets
+            .into_iter()
+            .map(|t| (t.provider, catch_up::changed_since(&t.folders, t.since)))
+            .filter(|(_, changes)| !changes.is_empty())
+            .collect();
+        if found.is_empty() {
+            return;
+        }
+        let mut state = lock(&self.state);
+        for (provider, changes) in found {
+            let Some(i) = state.index_of(&provider) else {
+                continue;
+            };
+            let watched = &mut state.providers[i];
+            if watched.evicted {
+                continue;
+            }
+            for (path, kind) in changes {
+                watched.queue(path, kind);
             }
         }
     }

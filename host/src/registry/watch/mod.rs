@@ -19,9 +19,12 @@
 //! what a target needs watched is planned (`plan`) outside the lock and
 //! applied under it. When the watch on a missing target's ancestor moves
 //! down, what appeared meanwhile is looked at again, so a root created all
-//! at once (`mkdir -p`, `git clone`) is never missed.
+//! at once (`mkdir -p`, `git clone`) is never missed. Nor is a change made
+//! after a provider began to read a target and before its watches were in
+//! place: once they are, what changed since is looked for (`catch_up`).
 
 mod backend;
+mod catch_up;
 mod jobs;
 mod options;
 mod plan;
@@ -68,6 +71,8 @@ pub(crate) struct Delivery {
 
 enum Msg {
     Event(notify::Result<notify::Event>),
+    /// Newly watched targets to catch up on (see `catch_up`).
+    CatchUp(Vec<jobs::CatchUp>),
     Wake,
     Stop,
 }
@@ -293,7 +298,7 @@ impl Shared {
                 continue;
             }
             let target = Target::new(w.guest, w.host, w.depth, w.within);
-            jobs.push(Job::install(&watched.provider, &target));
+            jobs.push(Job::first_install(&watched.provider, &target, w.since));
             watched.targets.push(target);
         }
         jobs
@@ -339,6 +344,7 @@ impl Shared {
             match rx.recv_timeout(timeout) {
                 Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
                 Ok(Msg::Event(event)) => self.handle(event),
+                Ok(Msg::CatchUp(targets)) => self.catch_up(targets),
                 Ok(Msg::Wake) | Err(RecvTimeoutError::Timeout) => {}
             }
             if lock(&self.state).stopped {

@@ -14,7 +14,7 @@ use crate::sandbox::{InstanceId, Upcalls, WatchRequest, WatchTarget};
 use crate::text::{clip, shown};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Most paths one provider instance may watch at once.
 pub const MAX_WATCHES: usize = 4096;
@@ -50,6 +50,8 @@ pub(crate) struct HostCtx {
     logs: RateWindow,
     /// Set for the length of a `snapshot` call only.
     ahead: Option<Ahead>,
+    /// When the instance's view of its roots begins (see `WatchTarget`).
+    since: SystemTime,
 }
 
 /// What the `host` interface sees of the store during one host call: its
@@ -87,6 +89,7 @@ impl HostCtx {
         instance: InstanceId,
         upcalls: Arc<dyn Upcalls>,
         max_invalidations_per_second: u32,
+        since: SystemTime,
     ) -> Self {
         HostCtx {
             instance,
@@ -97,6 +100,7 @@ impl HostCtx {
             max_invalidations_per_second,
             logs: RateWindow::new(SECOND, MAX_LOGS_PER_SECOND, Instant::now()),
             ahead: None,
+            since,
         }
     }
 
@@ -148,6 +152,7 @@ impl HostView<'_> {
                     host: self.grants.to_host(guest)?,
                     depth: request.depth,
                     within: within.clone(),
+                    since: self.host.since,
                 })
             })
             .collect();

@@ -10,10 +10,17 @@
 //! when the call that asked for them ends), so a listing made at the grant
 //! misses nothing a listing made inside the call would have caught. Every
 //! other listing reads the folder again.
+//!
+//! The moment the grant began is kept with it ([`Listed::since`]): a change
+//! made after it but before the watches are in place produces no event,
+//! so the watcher catches up on what changed since then once they are
+//! (`registry/watch/catch_up.rs`).
 
 use super::read::{error, kind_of};
+use crate::clock::file_clock_now;
 use crate::sandbox::bindings::latest::files::{DirEntry, EntryKind, FsError};
 use cap_std::fs::Dir;
+use std::time::SystemTime;
 
 /// Most entries one `list-dir` call returns.
 pub const MAX_ENTRIES_PER_LISTING: usize = 100_000;
@@ -54,9 +61,26 @@ pub(crate) fn list(dir: &Dir, rel: &str, path: &str) -> Result<Vec<DirEntry>, Fs
 #[derive(Default)]
 pub(crate) struct Listed {
     roots: Vec<(String, Vec<DirEntry>)>,
+    since: Option<SystemTime>,
 }
 
 impl Listed {
+    /// Listings about to be taken: what the instance sees of its roots is
+    /// what they held at this moment or later.
+    pub(crate) fn starting_now() -> Listed {
+        Listed {
+            roots: Vec::new(),
+            since: Some(file_clock_now()),
+        }
+    }
+
+    /// The moment the instance's view of its roots may go back to (by the
+    /// file clock): the start of the grant, or, for listings taken without
+    /// one, the earliest time there is.
+    pub(crate) fn since(&self) -> SystemTime {
+        self.since.unwrap_or(SystemTime::UNIX_EPOCH)
+    }
+
     /// Keeps `entries` as the listing of the root seen at `guest`.
     pub(crate) fn keep(&mut self, guest: &str, entries: Vec<DirEntry>) {
         self.roots.push((guest.to_string(), entries));
