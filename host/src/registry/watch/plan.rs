@@ -5,15 +5,19 @@
 //! The walk stays inside the provider's grant: a symlinked folder is
 //! followed only when its canonical target lies inside one of the
 //! provider's mounts; a folder reached twice (a symlink loop) is walked
-//! once, by device and inode; and the walk is bounded in entries and time.
+//! once, by device and inode; and the walk is bounded in folders and time.
 
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Most directory entries one plan looks at.
-pub const MAX_WALK_ENTRIES: usize = 20_000;
+/// Most folders one plan watches (each is an OS watch). Files are not
+/// counted: only folders are watched, and a skill folder holding tens of
+/// thousands of files (a dataset, assets) must not stop the watching of
+/// every other skill in its root; the time bound covers a folder too large
+/// to read.
+pub const MAX_WALK_FOLDERS: usize = 20_000;
 /// Longest one plan may take.
 pub const MAX_WALK_TIME: Duration = Duration::from_secs(2);
 
@@ -62,7 +66,6 @@ pub(crate) fn tree(folder: &Path, depth: u32, scope: &Scope<'_>) -> Plan {
     let mut walk = Walk {
         scope,
         started: Instant::now(),
-        entries: 0,
         seen: HashSet::new(),
         folders: Vec::new(),
         cut: None,
@@ -77,7 +80,6 @@ pub(crate) fn tree(folder: &Path, depth: u32, scope: &Scope<'_>) -> Plan {
 struct Walk<'a, 'b> {
     scope: &'a Scope<'b>,
     started: Instant,
-    entries: usize,
     /// (device, inode) of every folder taken, so a loop is walked once.
     seen: HashSet<(u64, u64)>,
     folders: Vec<PathBuf>,
@@ -95,6 +97,13 @@ impl Walk<'_, '_> {
         if !self.seen.insert((meta.dev(), meta.ino())) {
             return;
         }
+        if self.folders.len() >= MAX_WALK_FOLDERS {
+            self.cut = Some(format!(
+                "the watch walk of {} stopped after {MAX_WALK_FOLDERS} folders",
+                folder.display()
+            ));
+            return;
+        }
         self.folders.push(folder.to_path_buf());
         if depth == 0 {
             return;
@@ -103,14 +112,6 @@ impl Walk<'_, '_> {
             return;
         };
         for entry in entries.flatten() {
-            self.entries += 1;
-            if self.entries > MAX_WALK_ENTRIES {
-                self.cut = Some(format!(
-                    "the watch walk of {} stopped after {MAX_WALK_ENTRIES} entries",
-                    folder.display()
-                ));
-                return;
-            }
             if self.started.elapsed() > MAX_WALK_TIME {
                 self.cut = Some(format!(
                     "the watch walk of {} stopped after {} s",
@@ -203,18 +204,43 @@ mod tests {
     }
 
     #[test]
-    fn a_walk_is_bounded_in_entries() {
+    fn a_walk_is_bounded_in_folders() {
         let dir = tempfile::tempdir().unwrap();
-        for i in 0..(MAX_WALK_ENTRIES + 10) {
-            std::fs::write(dir.path().join(format!("f{i}")), b"").unwrap();
+        for i in 0..(MAX_WALK_FOLDERS + 10) {
+            std::fs::create_dir(dir.path().join(format!("d{i}"))).unwrap();
         }
         let scope = Scope {
             follow: false,
             within: &[],
         };
         match tree(dir.path(), 1, &scope) {
-            Plan::Tree { cut: Some(why), .. } => assert!(why.contains("stopped"), "{why}"),
+            Plan::Tree {
+                cut: Some(why),
+                folders,
+            } => {
+                assert!(why.contains("stopped after 20000 folders"), "{why}");
+                assert_eq!(folders.len(), MAX_WALK_FOLDERS);
+            }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_folder_of_many_files_does_not_cut_the_walk_of_its_neighbours() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let crowd = root.join("crowd");
+        std::fs::create_dir_all(&crowd).unwrap();
+        for i in 0..(MAX_WALK_FOLDERS + 10) {
+            std::fs::File::create(crowd.join(format!("f{i}"))).unwrap();
+        }
+        std::fs::create_dir_all(root.join("neighbour")).unwrap();
+        let scope = Scope {
+            follow: false,
+            within: &[],
+        };
+        let mut got = folders(tree(&root, 2, &scope));
+        got.sort();
+        assert_eq!(got, [root.clone(), crowd, root.join("neighbour")]);
     }
 }
