@@ -29,6 +29,15 @@ fn live(roots: &[PathBuf], options: WatchOptions) -> Live {
 }
 
 fn live_in(roots: Vec<(PathBuf, Scope)>, options: WatchOptions) -> Live {
+    let live = unwatched(roots);
+    live.registry.watch(options).unwrap();
+    live.registry.snapshot();
+    live
+}
+
+/// The registry over `roots`, followed by its listeners but not watching
+/// yet, and not yet asked for a snapshot.
+fn unwatched(roots: Vec<(PathBuf, Scope)>) -> Live {
     let runtime = runtime();
     let registry = Registry::new();
     for (root, scope) in roots {
@@ -36,7 +45,6 @@ fn live_in(roots: Vec<(PathBuf, Scope)>, options: WatchOptions) -> Live {
             .add(runtime.local_provider_in(root, scope).unwrap())
             .unwrap();
     }
-    registry.watch(options).unwrap();
     let (tx, rx) = mpsc::channel();
     let subscription = registry.subscribe(move |change| {
         // Only what can change the catalog; file deliveries are not.
@@ -44,7 +52,6 @@ fn live_in(roots: Vec<(PathBuf, Scope)>, options: WatchOptions) -> Live {
             let _ = tx.send(());
         }
     });
-    registry.snapshot();
     Live {
         registry,
         changes: rx,
@@ -215,24 +222,11 @@ fn changes_made_after_the_first_read_and_before_the_watches_are_in_place_are_cau
         skill_md("notes", "Before").as_bytes(),
     );
     write(&root, "kept/SKILL.md", skill_md("kept", "Kept").as_bytes());
-    let registry = Registry::new();
-    registry
-        .add(
-            runtime()
-                .local_provider_in(root.clone(), Scope::User)
-                .unwrap(),
-        )
-        .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let subscription = registry.subscribe(move |change| {
-        if matches!(change, skillhost::registry::Change::Catalog { .. }) {
-            let _ = tx.send(());
-        }
-    });
+    let live = unwatched(vec![(root.clone(), Scope::User)]);
     // The provider reads its root and asks for it to be watched; nothing
     // is watching yet, as in the moment between a cold start's reads and
     // the end of its first call.
-    let first = registry.snapshot();
+    let first = live.registry.snapshot();
     assert_eq!(
         first.get("notes").and_then(|s| s.description()),
         Some("Before")
@@ -249,12 +243,7 @@ fn changes_made_after_the_first_read_and_before_the_watches_are_in_place_are_cau
         skill_md("fresh", "Fresh").as_bytes(),
     );
     std::fs::remove_dir_all(root.join("kept")).unwrap();
-    registry.watch(WatchOptions::default()).unwrap();
-    let live = Live {
-        registry,
-        changes: rx,
-        _subscription: subscription,
-    };
+    live.registry.watch(WatchOptions::default()).unwrap();
     live.until("the edit, the new skill and the removal", |c| {
         c.get("notes").and_then(|s| s.description()) == Some("After")
             && c.get("fresh").is_some()

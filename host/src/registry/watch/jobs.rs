@@ -168,9 +168,6 @@ impl Shared {
     /// watches were in place: looked at without the lock, queued with it
     /// (delivered when due, by the watcher thread that calls this).
     pub(super) fn catch_up(&self, targets: Vec<CatchUp>) {
-        if targets.is_empty() {
-            return;
-        }
         let found: Vec<(Arc<Provider>, Changes)> = targets
             .into_iter()
             .map(|t| (t.provider, catch_up::changed_since(&t.folders, t.since)))
